@@ -1,0 +1,65 @@
+# Two commands on a fresh machine:
+#   make lab    create .venv from the lock if needed, then open JupyterLab on the course
+#   make test   the same install, then the whole test suite
+# Add GPU=1 to either for the CUDA 12 build of the same JAX version.
+
+PYTHON ?= python3
+VENV   ?= .venv
+GPU    ?= 0
+PORT   ?= 8888
+LAB_ARGS ?=
+PYTEST_ARGS ?= -n auto --dist loadfile
+
+ifeq ($(GPU),1)
+LOCK := requirements-gpu.lock
+else
+LOCK := requirements.lock
+endif
+
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-from-$(LOCK)
+UV_PIN := $(shell grep -E '^uv==' $(LOCK))
+# JupyterLab refuses to run as root (e.g. in a container) unless told to.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: help install lab test lock release clean-notebooks run-course
+
+help:
+	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12; PORT=$(PORT))"
+	@echo "make test       run the whole test suite"
+	@echo "make release    regenerate lessons/*/exercises.ipynb from solutions/"
+	@echo "make run-course execute every lesson headless and write artifacts/course-run/report.md"
+	@echo "make lock       re-resolve requirements*.lock and environment.yml after editing pyproject.toml"
+
+$(STAMP): $(LOCK) pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(UV_PIN)"
+	$(BIN)/uv pip sync --python $(BIN)/python $(LOCK)
+	$(BIN)/uv pip install --python $(BIN)/python --no-deps --editable .
+	rm -f $(VENV)/.installed-from-*
+	touch $@
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
+		--ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
+
+test: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+release: $(STAMP)
+	$(BIN)/python -m autograder release
+
+clean-notebooks: $(STAMP)
+	$(BIN)/python -m autograder clean
+
+run-course: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m autograder run
+
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
+		--python-platform x86_64-manylinux_2_28 -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
+		--python-platform x86_64-manylinux_2_28 --extra gpu -o requirements-gpu.lock
+	$(BIN)/python tools/render_environment.py

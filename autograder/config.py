@@ -1,0 +1,44 @@
+"""The course's nbgrader settings: one place for the course id, folders and limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from traitlets.config import Config
+
+COURSE_ID = "jax-on-nvidia-gpus"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+LESSONS_DIR = REPO_ROOT / "lessons"
+EXERCISES_NOTEBOOK = "exercises.ipynb"
+LESSON_NOTEBOOK = "lesson.ipynb"
+
+# nbgrader's default of 30 s per cell is shorter than a first JAX compile on a
+# busy 2-core machine; a cell that needs longer than this is a bug in the task.
+CELL_TIMEOUT_S = 300
+
+
+def apply_course_config(c: Config, root: Path, solutions_dir: Path = SOLUTIONS_DIR) -> Config:
+    """Fill ``c`` with the course's nbgrader settings for a course folder at ``root``.
+
+    ``solutions/`` is nbgrader's source folder. nbgrader's own release folder stays
+    ``release/`` (git-ignored): its generate step empties that folder first, so it
+    must never point at ``lessons/``, which also holds the lesson notebooks.
+    """
+    c.CourseDirectory.course_id = COURSE_ID
+    c.CourseDirectory.root = str(root)
+    c.CourseDirectory.source_directory = str(solutions_dir)
+    c.CourseDirectory.release_directory = "release"
+    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    c.Execute.timeout = CELL_TIMEOUT_S
+    return c
+
+
+def course_config(root: Path, solutions_dir: Path = SOLUTIONS_DIR) -> Config:
+    """A fresh nbgrader config for a course folder at ``root``."""
+    return apply_course_config(Config(), root, solutions_dir)
+
+
+def assignments() -> list[str]:
+    """Assignment ids: the ``solutions/`` subfolders that hold an exercises notebook."""
+    return sorted(path.parent.name for path in SOLUTIONS_DIR.glob(f"*/{EXERCISES_NOTEBOOK}"))

@@ -1,0 +1,48 @@
+"""Autograde one submission with nbgrader in a throw-away course folder and return its score."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+from nbgrader.apps import NbGraderAPI
+
+from autograder.config import EXERCISES_NOTEBOOK, course_config
+from autograder.release import generate
+
+
+class GradingError(RuntimeError):
+    """nbgrader could not autograde a submission; the message carries its log."""
+
+
+@dataclass(frozen=True)
+class Grade:
+    score: float
+    max_score: float
+
+
+def autograde(assignment: str, submission: Path, student: str = "student") -> Grade:
+    """Grade ``submission`` (a notebook) as ``student``'s answer to ``assignment``.
+
+    The submission file itself is only read: nbgrader works on a copy.
+    """
+    with tempfile.TemporaryDirectory(prefix="autograde-") as tmp:
+        root = Path(tmp)
+        generate(assignment, root)  # records the assignment and its test checksums
+        submitted = root / "submitted" / student / assignment / EXERCISES_NOTEBOOK
+        submitted.parent.mkdir(parents=True)
+        shutil.copyfile(submission, submitted)
+
+        config = course_config(root)
+        result = NbGraderAPI(config=config).autograde(assignment, student)
+        if not result["success"]:
+            raise GradingError(
+                f"{submission}: nbgrader could not autograde it:\n"
+                f"{result.get('log', '')}{result.get('error', '')}"
+            )
+        with Gradebook(config.CourseDirectory.db_url) as gradebook:
+            graded = gradebook.find_submission(assignment, student)
+            return Grade(score=graded.score, max_score=graded.max_score)

@@ -1,0 +1,101 @@
+"""The course runner, and the strict-deprecation kernels it and the suite use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import runner
+from autograder.config import REPO_ROOT
+
+LESSONS = {
+    "01_passes": "import jax.numpy as jnp\nprint(float(jnp.arange(4.0).sum()))",
+    "02_raises": "raise ValueError('broken lesson')",
+    "03_deprecated_call_in_notebook": (
+        "import warnings\nwarnings.warn('old API', DeprecationWarning)"
+    ),
+    "04_deprecation_inside_jax": (
+        "import warnings\n"
+        "exec(\"import warnings; warnings.warn('old', DeprecationWarning)\", "
+        "{'__name__': 'jax._src.somewhere'})"
+    ),
+    "05_deprecation_inside_another_library": (
+        "import warnings\n"
+        "exec(\"import warnings; warnings.warn('old', DeprecationWarning)\", "
+        "{'__name__': 'somelib.module'})"
+    ),
+}
+
+
+def write_lessons(root: Path) -> None:
+    for folder, source in LESSONS.items():
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+        (root / folder).mkdir()
+        nbformat.write(notebook, root / folder / "lesson.ipynb")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, runner.LessonRun]:
+    lessons_dir = tmp_path_factory.mktemp("lessons")
+    write_lessons(lessons_dir)
+    out = tmp_path_factory.mktemp("report")
+    runs = runner.run_course(runner.find_lessons([], lessons_dir), out)
+    assert json.loads((out / "report.json").read_text())[0]["lesson"] == "01_passes"
+    assert "| 01_passes | pass |" in (out / "report.md").read_text()
+    assert (out / "executed" / "02_raises.ipynb").exists()
+    return {run.lesson: run for run in runs}
+
+
+def test_a_passing_lesson_reports_backend_and_device(report: dict[str, runner.LessonRun]) -> None:
+    run = report["01_passes"]
+    assert run.passed and not run.error
+    assert run.backend in ("cpu", "gpu") and run.device_kind != "?" and run.device_count >= 1
+    assert run.seconds > 0
+
+
+def test_a_failing_lesson_is_reported_with_its_error(report: dict[str, runner.LessonRun]) -> None:
+    run = report["02_raises"]
+    assert not run.passed
+    assert "broken lesson" in run.error
+    assert run.backend in ("cpu", "gpu"), "device facts are still probed after a failure"
+
+
+def test_deprecations_from_notebook_code_and_jax_are_errors(
+    report: dict[str, runner.LessonRun],
+) -> None:
+    assert not report["03_deprecated_call_in_notebook"].passed
+    assert not report["04_deprecation_inside_jax"].passed
+    assert "DeprecationWarning" in report["04_deprecation_inside_jax"].error
+
+
+def test_deprecations_from_other_libraries_are_left_alone(
+    report: dict[str, runner.LessonRun],
+) -> None:
+    assert report["05_deprecation_inside_another_library"].passed
+
+
+def test_lessons_are_chosen_by_number_or_name(tmp_path: Path) -> None:
+    write_lessons(tmp_path)
+    assert [p.parent.name for p in runner.find_lessons(["02", "05_deprecation"], tmp_path)] == [
+        "02_raises",
+        "05_deprecation_inside_another_library",
+    ]
+    with pytest.raises(SystemExit, match="no lesson matches 99"):
+        runner.find_lessons(["99"], tmp_path)
+
+
+def test_the_command_rejects_an_unknown_lesson() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "run", "99"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert "no lesson matches 99" in result.stderr
