@@ -5,4 +5,5 @@ from pathlib import Path
 
 from autograder.config import apply_course_config
 
-apply_course_config(get_config(), root=Path(__file__).resolve().parent)  # noqa: F821
+course_root = Path(__file__).resolve().parent
+apply_course_config(get_config(), course_root, solutions_dir=course_root / "solutions")  # noqa: F821
