@@ -16,7 +16,7 @@ else
 LOCK := requirements.lock
 endif
 
-BIN    := $(VENV)/bin
+BIN    := $(abspath $(VENV))/bin
 STAMP  := $(VENV)/.installed-from-$(LOCK)
 UV_PIN := $(shell grep -E '^uv==' $(LOCK))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
@@ -32,6 +32,8 @@ help:
 	@echo "make lock       re-resolve requirements*.lock and environment.yml after editing pyproject.toml"
 
 $(STAMP): $(LOCK) pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
+		|| { echo "The locks are resolved for Python 3.11; run: make $(MAKECMDGOALS) PYTHON=python3.11"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(UV_PIN)"
 	$(BIN)/uv pip sync --python $(BIN)/python $(LOCK)
@@ -42,11 +44,11 @@ $(STAMP): $(LOCK) pyproject.toml
 install: $(STAMP)
 
 lab: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
+	PATH="$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
 		--ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
 
 test: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+	PATH="$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(STAMP)
 	$(BIN)/python -m autograder release
@@ -55,7 +57,7 @@ clean-notebooks: $(STAMP)
 	$(BIN)/python -m autograder clean
 
 run-course: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m autograder run
+	PATH="$(BIN):$$PATH" $(BIN)/python -m autograder run
 
 lock: $(STAMP)
 	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
