@@ -60,7 +60,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="The course's commands for authors and instructors.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     p = commands.add_parser("release", help="generate lessons/NN/exercises.ipynb from solutions/")
