@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from autograder.config import LESSON_NOTEBOOK, LESSONS_DIR
-from autograder.kernel import make_strict_ipython_dir
+from autograder.kernel import strict_kernels
 
-_scratch: Path | None = None
+_session = ExitStack()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Every kernel started by nbval, nbclient or nbgrader in this run turns JAX-stack
     # DeprecationWarnings into errors (see autograder/kernel.py).
-    global _scratch
-    _scratch = Path(tempfile.mkdtemp(prefix="ipython-strict-"))
-    os.environ["IPYTHONDIR"] = str(make_strict_ipython_dir(_scratch))
+    _session.enter_context(strict_kernels())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if _scratch is not None:
-        shutil.rmtree(_scratch, ignore_errors=True)
+    _session.close()
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import nbformat
 
-NOTEBOOK_METADATA_KEYS = ("kernelspec", "language_info")
 CELL_METADATA_KEYS = ("nbgrader", "tags", "deletable", "editable")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 LANGUAGE_INFO = {"name": "python"}

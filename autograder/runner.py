@@ -68,7 +68,8 @@ def run_lesson(path: Path, executed_dir: Path | None = None) -> LessonRun:
             for index, cell in enumerate(notebook.cells):
                 client.execute_cell(cell, index)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as failure:
-            error = str(failure).strip().splitlines()[-1] if str(failure).strip() else repr(failure)
+            message = str(failure).strip()
+            error = message.splitlines()[-1] if message else repr(failure)
         seconds = time.perf_counter() - start
         notebook.cells.append(probe)  # nbclient writes outputs back by cell index
         try:
