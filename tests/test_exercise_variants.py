@@ -12,12 +12,14 @@ from types import ModuleType
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbgrader.utils import determine_grade
 
 from autograder import notebooks
 from autograder.config import CELL_TIMEOUT_S
 from tests.course import ASSIGNMENTS, solution_notebook
 
 VARIANTS_DIR = Path(__file__).parent / "exercise_variants"
+QUIZ_ANSWER = "quiz-solution"
 
 
 def load_variants(assignment: str) -> ModuleType:
@@ -60,9 +62,14 @@ def failing_grade_cells(assignment: str, replacements: dict[str, str], workdir: 
     return {
         cell.metadata["nbgrader"]["grade_id"]
         for cell in notebook.cells
-        if cell.metadata.get("nbgrader", {}).get("grade")
-        and any(output.output_type == "error" for output in cell.outputs)
+        if cell.metadata.get("nbgrader", {}).get("grade") and lost_points(cell)
     }
+
+
+def lost_points(cell: nbformat.NotebookNode) -> bool:
+    """nbgrader's own verdict: an error, output on stderr, or partial credit."""
+    score, max_score = determine_grade(cell)
+    return score is None or score < max_score
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -73,6 +80,7 @@ def test_every_answer_cell_has_wrong_and_correct_variants(assignment: str) -> No
         for cell in nbformat.read(solution_notebook(assignment), as_version=4).cells
         if cell.metadata.get("nbgrader", {}).get("solution")
     }
+    answer_ids.discard(QUIZ_ANSWER)  # the quiz task has its own tests: tests/test_quiz_task.py
     for kind in ("WRONG", "CORRECT"):
         covered = {grade_id for variant in getattr(variants, kind).values() for grade_id in variant}
         assert answer_ids <= covered, f"{kind} has no variant for {sorted(answer_ids - covered)}"

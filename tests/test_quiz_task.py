@@ -1,0 +1,92 @@
+"""Every lesson ends with its quiz; every exercises notebook ends with the graded quiz task.
+
+The quiz task's cells only need the ``quiz`` package, so they are graded here in a small
+notebook of their own, with nbgrader's partial-credit rule, for every assignment.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbgrader.utils import determine_grade
+
+from autograder import notebooks
+from quiz.bank import load_bank, select
+from tests.course import (
+    ASSIGNMENTS,
+    LESSON_FOLDERS,
+    lesson_notebook,
+    released_notebook,
+    solution_notebook,
+)
+
+QUIZ_CELLS = ["quiz-text", "quiz-questions", "quiz-solution", "quiz-check", "quiz-hidden"]
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def quiz_cells(path: Path) -> list[nbformat.NotebookNode]:
+    return [cell for cell in notebooks.read(path).cells if grade_id(cell) in QUIZ_CELLS]
+
+
+@pytest.mark.parametrize("folder", [f.name for f in LESSON_FOLDERS])
+def test_every_lesson_ends_with_its_quiz(folder: str) -> None:
+    last = notebooks.read(lesson_notebook(folder)).cells[-1]
+    assert re.search(rf'quiz\.show\(lesson="{folder}"', last.source), last.source
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_quiz_is_the_last_task(assignment: str) -> None:
+    cells = notebooks.read(solution_notebook(assignment)).cells
+    ids = [grade_id(cell) for cell in cells]
+    assert [i for i in ids if i in QUIZ_CELLS] == QUIZ_CELLS
+    tasks_after = [i for i in ids[ids.index("quiz-hidden") :] if i and i.startswith("task")]
+    assert not tasks_after, f"tasks after the quiz: {tasks_after}"
+    hidden = cells[ids.index("quiz-hidden")]
+    assert hidden.metadata["nbgrader"]["points"] == len(select(load_bank(), assignment))
+    naming_the_lesson = ("quiz-questions", "quiz-check", "quiz-hidden")
+    assert all(f'"{assignment}"' in c.source for c in cells if grade_id(c) in naming_the_lesson)
+
+
+def quiz_score(cells: list[nbformat.NotebookNode], answers: str | None, tmp_path: Path) -> float:
+    """Run the quiz cells alone, ``answers`` in the answer cell; grade them as nbgrader does."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.from_dict(c) for c in cells])
+    for cell in notebook.cells:
+        cell.outputs = [] if cell.cell_type == "code" else cell.get("outputs")
+        if answers is not None and grade_id(cell) == "quiz-solution":
+            cell.source = answers
+    notebook.cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    NotebookClient(
+        notebook, kernel_name="python3", allow_errors=True, timeout=120,
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()  # fmt: skip
+    [hidden] = [cell for cell in notebook.cells if grade_id(cell) == "quiz-hidden"]
+    score, _ = determine_grade(hidden)
+    return score
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_quiz_task_gives_a_point_per_right_answer(assignment: str, tmp_path: Path) -> None:
+    questions = select(load_bank(), assignment)
+    solution = quiz_cells(solution_notebook(assignment))
+    hidden_source = next(c.source for c in solution if grade_id(c) == "quiz-hidden")
+    released = [
+        cell if grade_id(cell) != "quiz-hidden" else {**cell, "source": hidden_source}
+        for cell in quiz_cells(released_notebook(assignment))
+    ]
+    first = questions[0]
+    wrong = next(letter for letter in first.letters if letter != first.answer)
+    one_wrong = {q.id: q.answer for q in questions} | {first.id: wrong}
+    other_form = "\n".join(f"QUIZ_ANSWERS[{q.id!r}] = {q.answer.upper()!r}" for q in questions)
+
+    assert quiz_score(solution, None, tmp_path) == len(questions)
+    assert quiz_score(released, None, tmp_path) == 0
+    assert quiz_score(solution, f"QUIZ_ANSWERS = {one_wrong!r}", tmp_path) == len(questions) - 1
+    assert quiz_score(solution, "QUIZ_ANSWERS = {}\n" + other_form, tmp_path) == len(questions)
+    assert quiz_score(solution, 'QUIZ_ANSWERS = {"q99": "a"}', tmp_path) == 0
