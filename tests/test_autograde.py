@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-import pytest
-
 from autograder.grading import autograde
-from tests.course import ASSIGNMENTS, released_notebook, solution_notebook
+from tests.course import released_notebook, solution_notebook
+from tests.per_assignment import classes_per_assignment
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_solution_scores_full_marks(assignment: str) -> None:
-    submission = solution_notebook(assignment)
-    before = submission.read_bytes()
-    grade = autograde(assignment, submission)
-    assert grade.max_score >= 3
-    assert grade.score == grade.max_score, grade
-    assert submission.read_bytes() == before, "grading must not touch the submission"
+class _TestAutograde:
+    assignment: str
+
+    def test_solution_scores_full_marks(self) -> None:
+        submission = solution_notebook(self.assignment)
+        before = submission.read_bytes()
+        grade = autograde(self.assignment, submission)
+        assert grade.max_score >= 3
+        assert grade.score == grade.max_score, grade
+        assert submission.read_bytes() == before, "grading must not touch the submission"
+
+    def test_released_notebook_scores_zero(self) -> None:
+        grade = autograde(self.assignment, released_notebook(self.assignment))
+        assert grade.score == 0, grade
+        assert grade.max_score >= 3
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_released_notebook_scores_zero(assignment: str) -> None:
-    grade = autograde(assignment, released_notebook(assignment))
-    assert grade.score == 0, grade
-    assert grade.max_score >= 3
+classes_per_assignment(_TestAutograde, globals())

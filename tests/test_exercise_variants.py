@@ -16,7 +16,8 @@ from nbgrader.utils import determine_grade
 
 from autograder import notebooks
 from autograder.config import CELL_TIMEOUT_S
-from tests.course import ASSIGNMENTS, solution_notebook
+from tests.course import solution_notebook
+from tests.per_assignment import classes_per_assignment
 
 VARIANTS_DIR = Path(__file__).parent / "exercise_variants"
 QUIZ_ANSWER = "quiz-solution"
@@ -29,15 +30,6 @@ def load_variants(assignment: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def variant_cases(kind: str) -> list[tuple[str, str]]:
-    return [
-        (assignment, name)
-        for assignment in ASSIGNMENTS
-        if (VARIANTS_DIR / f"{assignment}.py").exists()
-        for name in getattr(load_variants(assignment), kind)
-    ]
 
 
 def failing_grade_cells(assignment: str, replacements: dict[str, str], workdir: Path) -> set[str]:
@@ -72,28 +64,46 @@ def lost_points(cell: nbformat.NotebookNode) -> bool:
     return score is None or score < max_score
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_answer_cell_has_wrong_and_correct_variants(assignment: str) -> None:
-    variants = load_variants(assignment)
-    answer_ids = {
-        cell.metadata["nbgrader"]["grade_id"]
-        for cell in nbformat.read(solution_notebook(assignment), as_version=4).cells
-        if cell.metadata.get("nbgrader", {}).get("solution")
-    }
-    answer_ids.discard(QUIZ_ANSWER)  # the quiz task has its own tests: tests/test_quiz_task.py
-    for kind in ("WRONG", "CORRECT"):
-        covered = {grade_id for variant in getattr(variants, kind).values() for grade_id in variant}
-        assert answer_ids <= covered, f"{kind} has no variant for {sorted(answer_ids - covered)}"
+# Which variants each test runs: filled in per class by pytest_generate_tests below.
+KIND_OF_TEST = {
+    "test_wrong_answer_loses_points": "WRONG",
+    "test_other_correct_answer_gets_full_marks": "CORRECT",
+}
 
 
-@pytest.mark.parametrize(("assignment", "name"), variant_cases("WRONG"))
-def test_wrong_answer_loses_points(assignment: str, name: str, tmp_path: Path) -> None:
-    replacements = load_variants(assignment).WRONG[name]
-    assert failing_grade_cells(assignment, replacements, tmp_path), f"{name!r} got full marks"
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    kind = KIND_OF_TEST.get(metafunc.definition.originalname)
+    if kind and metafunc.cls is not None:
+        names = list(getattr(load_variants(metafunc.cls.assignment), kind))
+        metafunc.parametrize("variant", names)
 
 
-@pytest.mark.parametrize(("assignment", "name"), variant_cases("CORRECT"))
-def test_other_correct_answer_gets_full_marks(assignment: str, name: str, tmp_path: Path) -> None:
-    replacements = load_variants(assignment).CORRECT[name]
-    failed = failing_grade_cells(assignment, replacements, tmp_path)
-    assert not failed, f"{name!r} lost points in {sorted(failed)}"
+class _TestVariants:
+    assignment: str
+
+    def test_every_answer_cell_has_wrong_and_correct_variants(self) -> None:
+        variants = load_variants(self.assignment)
+        answer_ids = {
+            cell.metadata["nbgrader"]["grade_id"]
+            for cell in nbformat.read(solution_notebook(self.assignment), as_version=4).cells
+            if cell.metadata.get("nbgrader", {}).get("solution")
+        }
+        answer_ids.discard(QUIZ_ANSWER)  # the quiz task has its own tests: tests/test_quiz_task.py
+        for kind in ("WRONG", "CORRECT"):
+            covered = {grade_id for v in getattr(variants, kind).values() for grade_id in v}
+            assert answer_ids <= covered, (
+                f"{kind} has no variant for {sorted(answer_ids - covered)}"
+            )
+
+    def test_wrong_answer_loses_points(self, variant: str, tmp_path: Path) -> None:
+        replacements = load_variants(self.assignment).WRONG[variant]
+        failed = failing_grade_cells(self.assignment, replacements, tmp_path)
+        assert failed, f"{variant!r} got full marks"
+
+    def test_other_correct_answer_gets_full_marks(self, variant: str, tmp_path: Path) -> None:
+        replacements = load_variants(self.assignment).CORRECT[variant]
+        failed = failing_grade_cells(self.assignment, replacements, tmp_path)
+        assert not failed, f"{variant!r} lost points in {sorted(failed)}"
+
+
+classes_per_assignment(_TestVariants, globals())

@@ -23,6 +23,7 @@ from tests.course import (
     released_notebook,
     solution_notebook,
 )
+from tests.per_assignment import classes_per_assignment
 
 QUIZ_CELLS = ["quiz-text", "quiz-questions", "quiz-solution", "quiz-check", "quiz-hidden"]
 
@@ -71,8 +72,17 @@ def quiz_score(cells: list[nbformat.NotebookNode], answers: str | None, tmp_path
     return score
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_quiz_task_gives_a_point_per_right_answer(assignment: str, tmp_path: Path) -> None:
+class _TestQuizTask:
+    assignment: str
+
+    def test_the_quiz_task_gives_a_point_per_right_answer(self, tmp_path: Path) -> None:
+        quiz_task_gives_a_point_per_right_answer(self.assignment, tmp_path)
+
+
+classes_per_assignment(_TestQuizTask, globals())
+
+
+def quiz_task_gives_a_point_per_right_answer(assignment: str, tmp_path: Path) -> None:
     questions = select(load_bank(), assignment)
     solution = quiz_cells(solution_notebook(assignment))
     hidden_source = next(c.source for c in solution if grade_id(c) == "quiz-hidden")
