@@ -1,0 +1,352 @@
+"""Wrong-but-plausible and alternative-correct answers for solutions/02_async_timing."""
+
+WRONG = {
+    "forgets block_until_ready: times only the dispatch": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats")
+    for _ in range(warmup):
+        fn(*args)
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        fn(*args)
+        times.append(clock() - start)
+    return statistics.median(times)
+""",
+    },
+    "warm-up result not waited for": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats")
+    for _ in range(warmup):
+        fn(*args)
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        times.append(clock() - start)
+    return statistics.median(times)
+""",
+    },
+    "mean instead of median": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats")
+    for _ in range(warmup):
+        jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        times.append(clock() - start)
+    return statistics.mean(times)
+""",
+    },
+    "no warm-up: the compile is timed": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats")
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        times.append(clock() - start)
+    return statistics.median(times)
+""",
+    },
+    "block_until_ready method fails on pytrees": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats")
+    for _ in range(warmup):
+        fn(*args).block_until_ready()
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        fn(*args).block_until_ready()
+        times.append(clock() - start)
+    return statistics.median(times)
+""",
+    },
+    "ignores the injected clock": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats")
+    for _ in range(warmup):
+        jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+""",
+    },
+    "float(loss) every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        window.append(float(loss))
+        if number % log_every == 0:
+            history.append((number, sum(window) / len(window)))
+            window = []
+    return params, history
+""",
+    },
+    "np.asarray(loss) every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        window.append(np.asarray(loss))
+        if number % log_every == 0:
+            history.append((number, float(np.mean(window))))
+            window = []
+    return params, history
+""",
+    },
+    "device_get every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        window.append(jax.device_get(loss))
+        if number % log_every == 0:
+            history.append((number, float(np.mean(window))))
+            window = []
+    return params, history
+""",
+    },
+    "off by one: steps counted from 0": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches):
+        params, loss = step(params, batch)
+        window.append(loss)
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(jnp.mean(jnp.stack(window))))))
+            window = []
+    return params, history
+""",
+    },
+    "mean since the start, not of the last window": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, losses = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        losses.append(loss)
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(jnp.mean(jnp.stack(losses))))))
+    return params, history
+""",
+    },
+    "weakly typed initial metrics retrace": {
+        "task3-solution": """
+def init_metrics():
+    return {"count": jnp.asarray(0), "total": jnp.asarray(0.0), "max": jnp.asarray(-jnp.inf)}
+
+
+def update_metrics(metrics, losses):
+    return {
+        "count": metrics["count"] + losses.shape[0],
+        "total": metrics["total"] + jnp.sum(losses),
+        "max": jnp.maximum(metrics["max"], jnp.max(losses)),
+    }
+
+
+def summarize(metrics):
+    host = jax.device_get(metrics)
+    return {
+        "count": int(host["count"]),
+        "mean": float(host["total"] / host["count"]),
+        "max": float(host["max"]),
+    }
+""",
+    },
+    "mean of batch means": {
+        "task3-solution": """
+def init_metrics():
+    return {
+        "batches": jnp.zeros((), jnp.int32),
+        "count": jnp.zeros((), jnp.int32),
+        "sum_of_means": jnp.zeros((), jnp.float32),
+        "max": jnp.full((), -jnp.inf, jnp.float32),
+    }
+
+
+def update_metrics(metrics, losses):
+    return {
+        "batches": metrics["batches"] + 1,
+        "count": metrics["count"] + losses.shape[0],
+        "sum_of_means": metrics["sum_of_means"] + jnp.mean(losses),
+        "max": jnp.maximum(metrics["max"], jnp.max(losses)),
+    }
+
+
+def summarize(metrics):
+    host = jax.device_get(metrics)
+    return {
+        "count": int(host["count"]),
+        "mean": float(host["sum_of_means"] / host["batches"]),
+        "max": float(host["max"]),
+    }
+""",
+    },
+    "summarize reads each value implicitly": {
+        "task3-solution": """
+def init_metrics():
+    return {
+        "count": jnp.zeros((), jnp.int32),
+        "total": jnp.zeros((), jnp.float32),
+        "max": jnp.full((), -jnp.inf, jnp.float32),
+    }
+
+
+def update_metrics(metrics, losses):
+    return {
+        "count": metrics["count"] + losses.shape[0],
+        "total": metrics["total"] + jnp.sum(losses),
+        "max": jnp.maximum(metrics["max"], jnp.max(losses)),
+    }
+
+
+def summarize(metrics):
+    return {
+        "count": int(metrics["count"]),
+        "mean": float(metrics["total"] / metrics["count"]),
+        "max": float(metrics["max"]),
+    }
+""",
+    },
+    "max starts at zero": {
+        "task3-solution": """
+def init_metrics():
+    return {
+        "count": jnp.zeros((), jnp.int32),
+        "total": jnp.zeros((), jnp.float32),
+        "max": jnp.zeros((), jnp.float32),
+    }
+
+
+def update_metrics(metrics, losses):
+    return {
+        "count": metrics["count"] + losses.shape[0],
+        "total": metrics["total"] + jnp.sum(losses),
+        "max": jnp.maximum(metrics["max"], jnp.max(losses)),
+    }
+
+
+def summarize(metrics):
+    host = jax.device_get(metrics)
+    return {
+        "count": int(host["count"]),
+        "mean": float(host["total"] / host["count"]),
+        "max": float(host["max"]),
+    }
+""",
+    },
+}
+
+CORRECT = {
+    "sorted median by hand, tree_map to wait": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats <= 0:
+        raise ValueError(f"repeats={repeats}")
+
+    def wait(tree):
+        jax.tree.map(lambda leaf: leaf.block_until_ready(), tree)
+
+    for _ in range(warmup):
+        wait(fn(*args))
+    times = []
+    for _ in range(repeats):
+        t0 = clock()
+        result = fn(*args)
+        wait(result)
+        times.append(clock() - t0)
+    times.sort()
+    mid = len(times) // 2
+    return times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
+""",
+    },
+    "np.median": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("need at least one repeat")
+    for _ in range(warmup):
+        jax.block_until_ready(fn(*args))
+
+    def once():
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        return clock() - start
+
+    return float(np.median([once() for _ in range(repeats)]))
+""",
+    },
+    "running sum on the device, one fetch per window": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history = []
+    total = jnp.zeros(())
+    step_number = 0
+    for batch in batches:
+        params, loss = step(params, batch)
+        total = total + loss
+        step_number += 1
+        if step_number % log_every == 0:
+            history.append((step_number, float(jax.device_get(total)) / log_every))
+            total = jnp.zeros(())
+    return params, history
+""",
+    },
+    "fetch the window as a list and average on the host": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        window.append(loss)
+        if len(window) == log_every:
+            values = jax.device_get(window)
+            history.append((number, float(sum(values) / len(values))))
+            window = []
+    return params, history
+""",
+    },
+    "tuple of float32 metrics": {
+        "task3-solution": """
+def init_metrics():
+    return (jnp.float32(0.0), jnp.float32(0.0), jnp.float32(-jnp.inf))
+
+
+def update_metrics(metrics, losses):
+    count, total, largest = metrics
+    return (
+        count + jnp.float32(losses.size),
+        total + losses.sum(),
+        jnp.maximum(largest, losses.max()),
+    )
+
+
+def summarize(metrics):
+    count, total, largest = jax.device_get(metrics)
+    return {"count": int(count), "mean": float(total) / float(count), "max": float(largest)}
+""",
+    },
+}
