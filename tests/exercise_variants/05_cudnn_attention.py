@@ -1,0 +1,267 @@
+"""Wrong-but-plausible and alternative-correct answers for solutions/05_cudnn_attention."""
+
+WRONG = {
+    "scores scaled by 1/H instead of 1/sqrt(H)": {
+        "task1-solution": """
+def attention(q, k, v, is_causal=False):
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / q.shape[-1]
+    if is_causal:
+        T, S = scores.shape[-2:]
+        scores = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
+    "softmax over the query axis": {
+        "task1-solution": """
+def attention(q, k, v, is_causal=False):
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+    if is_causal:
+        T, S = scores.shape[-2:]
+        scores = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-2), v)
+""",
+    },
+    "causal mask keeps the upper triangle": {
+        "task1-solution": """
+def attention(q, k, v, is_causal=False):
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+    if is_causal:
+        T, S = scores.shape[-2:]
+        scores = jnp.where(jnp.triu(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
+    "mask multiplies the scores by zero instead of removing them": {
+        "task1-solution": """
+def attention(q, k, v, is_causal=False):
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+    if is_causal:
+        T, S = scores.shape[-2:]
+        scores = scores * jnp.tril(jnp.ones((T, S)))
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
+    "inputs read as (B, N, T, H)": {
+        "task1-solution": """
+def attention(q, k, v, is_causal=False):
+    scores = q @ jnp.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    if is_causal:
+        T, S = scores.shape[-2:]
+        scores = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+    return jax.nn.softmax(scores, axis=-1) @ v
+""",
+    },
+    "size in bits": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    return batch * heads * q_len * kv_len * jnp.finfo(dtype).bits
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    return math.isqrt(budget_bytes // (batch * heads * jnp.finfo(dtype).bits))
+""",
+    },
+    "batch and heads forgotten": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    return q_len * kv_len * jnp.dtype(dtype).itemsize
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    return math.isqrt(budget_bytes // jnp.dtype(dtype).itemsize)
+""",
+    },
+    "query length squared, key length ignored": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    return batch * heads * q_len * q_len * jnp.dtype(dtype).itemsize
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    return math.isqrt(budget_bytes // (batch * heads * jnp.dtype(dtype).itemsize))
+""",
+    },
+    "maximum length from a floating-point square root": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    return batch * heads * q_len * kv_len * jnp.dtype(dtype).itemsize
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    return int(math.sqrt(budget_bytes / (batch * heads * jnp.dtype(dtype).itemsize)))
+""",
+    },
+    "compute capability compared as text": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    if compute_capability < "8.0":
+        return "xla", "compute-capability"
+    if jnp.dtype(dtype) not in (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)):
+        return "xla", "dtype"
+    largest = 256 if compute_capability >= "9.0" else 128
+    if head_dim % 8 != 0 or head_dim > largest:
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
+    "float32 accepted for cuDNN": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    capability = float(compute_capability)
+    if capability < 8.0:
+        return "xla", "compute-capability"
+    if jnp.dtype(dtype).itemsize > 4:
+        return "xla", "dtype"
+    largest = 256 if capability >= 9.0 else 128
+    if head_dim % 8 != 0 or head_dim > largest:
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
+    "head dimension up to 256 on every GPU": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    if float(compute_capability) < 8.0:
+        return "xla", "compute-capability"
+    if jnp.dtype(dtype) not in (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)):
+        return "xla", "dtype"
+    if head_dim % 8 != 0 or head_dim > 256:
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
+    "head dimension capped at 128 even on Hopper": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    if float(compute_capability) < 8.0:
+        return "xla", "compute-capability"
+    if jnp.dtype(dtype) not in (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)):
+        return "xla", "dtype"
+    if head_dim % 8 != 0 or head_dim > 128:
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
+    "dtype checked before the compute capability": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    if jnp.dtype(dtype) not in (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)):
+        return "xla", "dtype"
+    capability = tuple(int(part) for part in compute_capability.split("."))
+    if capability < (8, 0):
+        return "xla", "compute-capability"
+    largest = 256 if capability >= (9, 0) else 128
+    if head_dim % 8 != 0 or head_dim > largest:
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
+    "output size instead of temp size": {
+        "task4-solution": """
+def temp_bytes(fn, *args):
+    return jax.jit(fn).lower(*args).compile().memory_analysis().output_size_in_bytes
+
+
+def growth_exponent(lengths, sizes):
+    return float(np.polyfit(np.log(lengths), np.log(sizes), 1)[0])
+""",
+    },
+    "exponent from the first and last points only": {
+        "task4-solution": """
+def temp_bytes(fn, *args):
+    return jax.jit(fn).lower(*args).compile().memory_analysis().temp_size_in_bytes
+
+
+def growth_exponent(lengths, sizes):
+    return float(math.log(sizes[-1] / sizes[0]) / math.log(lengths[-1] / lengths[0]))
+""",
+    },
+    "axes of the fit swapped": {
+        "task4-solution": """
+def temp_bytes(fn, *args):
+    return jax.jit(fn).lower(*args).compile().memory_analysis().temp_size_in_bytes
+
+
+def growth_exponent(lengths, sizes):
+    return float(np.polyfit(np.log(sizes), np.log(lengths), 1)[0])
+""",
+    },
+}
+
+CORRECT = {
+    "matmuls on transposed arrays, explicit stable softmax": {
+        "task1-solution": """
+def attention(q, k, v, is_causal=False):
+    qh, kh, vh = (jnp.transpose(x, (0, 2, 1, 3)) for x in (q, k, v))  # (B, N, T|S, H)
+    scores = (qh @ jnp.swapaxes(kh, -1, -2)) * (q.shape[-1] ** -0.5)  # (B, N, T, S)
+    if is_causal:
+        t = jnp.arange(scores.shape[-2])[:, None]
+        s = jnp.arange(scores.shape[-1])[None, :]
+        scores = jnp.where(s <= t, scores, jnp.finfo(scores.dtype).min)
+    scores = scores - jnp.max(scores, axis=-1, keepdims=True)
+    weights = jnp.exp(scores)
+    weights = weights / jnp.sum(weights, axis=-1, keepdims=True)
+    return jnp.transpose(weights @ vh, (0, 2, 1, 3))
+""",
+    },
+    "itemsize from an empty array, length by binary search": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    itemsize = jnp.zeros((0,), dtype=dtype).dtype.itemsize
+    return int(batch) * int(heads) * int(q_len) * int(kv_len) * itemsize
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    low, high = 0, 1
+    while score_matrix_bytes(batch, heads, high, high, dtype) <= budget_bytes:
+        high *= 2
+    while high - low > 1:  # invariant: low fits, high does not
+        middle = (low + high) // 2
+        if score_matrix_bytes(batch, heads, middle, middle, dtype) <= budget_bytes:
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
+    "rules written with float capability and dtype names": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or not compute_capability:
+        return ("xla", "no-gpu")
+    major, minor = map(int, compute_capability.split("."))
+    if major < 8:
+        return ("xla", "compute-capability")
+    if jnp.dtype(dtype).name not in {"float16", "bfloat16"}:
+        return ("xla", "dtype")
+    limit = 256 if major >= 9 else 128
+    if head_dim > limit or head_dim % 8:
+        return ("xla", "head-dim")
+    return ("cudnn", "ok")
+""",
+    },
+    "trace then lower, closed-form least squares in log2": {
+        "task4-solution": """
+def temp_bytes(fn, *args):
+    compiled = jax.jit(fn).trace(*args).lower().compile()
+    return compiled.memory_analysis().temp_size_in_bytes
+
+
+def growth_exponent(lengths, sizes):
+    x = np.log2(np.asarray(lengths, dtype=float))
+    y = np.log2(np.asarray(sizes, dtype=float))
+    x_centred = x - x.mean()
+    return float(np.sum(x_centred * (y - y.mean())) / np.sum(x_centred**2))
+""",
+    },
+}
