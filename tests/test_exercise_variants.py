@@ -6,6 +6,7 @@ See tests/exercise_variants/README.md for the format of the variant files.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -32,8 +33,43 @@ def load_variants(assignment: str) -> ModuleType:
     return module
 
 
-def failing_grade_cells(assignment: str, replacements: dict[str, str], workdir: Path) -> set[str]:
-    """Run the solution notebook with answer cells replaced; return the graded cells that failed."""
+def task_of(grade_id: str | None) -> str | None:
+    match = re.match(r"(task\d+|quiz)-", grade_id or "")
+    return match[1] if match else None
+
+
+def only_cells_for(notebook: nbformat.NotebookNode, replacements: dict[str, str]) -> None:
+    """Keep the cells a wrong answer's own tests need: the setup, every earlier task's
+    answers and helpers (later cells may use them), and the tests of the replaced tasks.
+
+    A wrong answer must fail its own task's tests; running only those saves the other
+    tasks' compiles, which is most of the suite's time.
+    """
+    touched = {task_of(grade_id) for grade_id in replacements}
+    order = [t for t in dict.fromkeys(task_of(grade_id(c)) for c in notebook.cells) if t]
+    last = max(order.index(t) for t in touched)
+    kept, task = [], None
+    for cell in notebook.cells:
+        task = task_of(grade_id(cell)) or task
+        meta = cell.metadata.get("nbgrader", {})
+        if task is None or task in touched:
+            kept.append(cell)
+        elif order.index(task) < last and not meta.get("grade"):
+            kept.append(cell)
+    notebook.cells = kept
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def failing_grade_cells(
+    assignment: str, replacements: dict[str, str], workdir: Path, *, whole: bool = True
+) -> set[str]:
+    """Run the solution notebook with answer cells replaced; return the graded cells that failed.
+
+    ``whole=False`` runs only what the replaced tasks need (see ``only_cells_for``).
+    """
     notebook = notebooks.read(solution_notebook(assignment))
     answer_ids = set()
     for cell in notebook.cells:
@@ -44,6 +80,8 @@ def failing_grade_cells(assignment: str, replacements: dict[str, str], workdir: 
             cell.source = replacements[meta["grade_id"]].strip()
     unknown = set(replacements) - answer_ids
     assert not unknown, f"variants name cells that are not answer cells: {unknown}"
+    if not whole:
+        only_cells_for(notebook, replacements)
     NotebookClient(
         notebook,
         timeout=CELL_TIMEOUT_S,
@@ -97,7 +135,7 @@ class _TestVariants:
 
     def test_wrong_answer_loses_points(self, variant: str, tmp_path: Path) -> None:
         replacements = load_variants(self.assignment).WRONG[variant]
-        failed = failing_grade_cells(self.assignment, replacements, tmp_path)
+        failed = failing_grade_cells(self.assignment, replacements, tmp_path, whole=False)
         assert failed, f"{variant!r} got full marks"
 
     def test_other_correct_answer_gets_full_marks(self, variant: str, tmp_path: Path) -> None:
