@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from autograder import notebooks, release, runner
-from autograder.config import REPO_ROOT, assignments
+from autograder.config import (
+    CELL_TIMEOUT_S,
+    MEMORY_LIMIT_MB,
+    NOTEBOOK_TIMEOUT_S,
+    OUTPUT_LIMIT_BYTES,
+    REPO_ROOT,
+    SOLUTIONS_DIR,
+    assignments,
+    course_config,
+)
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -59,6 +69,47 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if all(run.passed for run in runs) else 1
 
 
+def _grade(args: argparse.Namespace) -> int:
+    from autograder.submissions import LayoutError, find_submissions
+
+    known = sorted(p.parent.name for p in args.source.glob("*/exercises.ipynb"))
+    try:
+        found = find_submissions(args.submissions, args.assignment, known)
+    except LayoutError as error:
+        print(error, file=sys.stderr)
+        return 2
+    # Imported only now: nbgrader takes seconds to import, and a usage error needs none of it.
+    from autograder import report
+    from autograder.grade_class import Settings, grade_class
+    from autograder.sandbox import Limits
+
+    db_url = args.db or course_config(REPO_ROOT).CourseDirectory.db_url
+    if db_url.startswith("sqlite:///"):  # SQLite creates the file but not its folder
+        Path(db_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    settings = Settings(
+        out_dir=args.out.resolve(),
+        db_url=db_url,
+        solutions_dir=args.source.resolve(),
+        limits=Limits(
+            cell_timeout_s=args.cell_timeout,
+            notebook_timeout_s=args.timeout,
+            memory_mb=args.memory_mb,
+            output_bytes=OUTPUT_LIMIT_BYTES,
+        ),
+        workers=args.workers,
+        strict=args.strict,
+    )
+    rows = grade_class(found, settings)
+    print(report.summary(rows))
+    print(f"grades: {settings.out_dir / report.GRADES_CSV}; feedback: {settings.out_dir}/feedback")
+    attention = report.needs_attention(rows)
+    for row in attention:
+        print(f"needs attention: {row.student} ({row.assignment}): {row.status}", file=sys.stderr)
+    if attention:
+        print(f"logs: {settings.out_dir / 'logs'}", file=sys.stderr)
+    return 1 if attention else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
@@ -92,6 +143,64 @@ def main(argv: list[str] | None = None) -> int:
         help="do not turn JAX-stack DeprecationWarnings into errors",
     )
     p.set_defaults(handler=_run)
+
+    p = commands.add_parser(
+        "grade", help="autograde a class's submissions: grades CSV, gradebook, feedback"
+    )
+    p.add_argument(
+        "submissions",
+        type=Path,
+        help="nbgrader's submitted/<student>/<assignment>/ tree, or a flat folder of "
+        "<student>.ipynb files for one --assignment",
+    )
+    p.add_argument(
+        "--assignment", action="append", default=[], help="grade only this one (repeatable)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded at once (default: the number of cores)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=REPO_ROOT / "artifacts" / "grades",
+        help="where grades.csv, tasks.csv, feedback/ and logs/ go (default: artifacts/grades)",
+    )
+    p.add_argument(
+        "--db", help="gradebook, any SQLAlchemy URL nbgrader supports (default: gradebook.db)"
+    )
+    p.add_argument(
+        "--cell-timeout",
+        type=int,
+        default=CELL_TIMEOUT_S,
+        help=f"seconds per cell (default: {CELL_TIMEOUT_S})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=int,
+        default=NOTEBOOK_TIMEOUT_S,
+        help=f"seconds per submission, whole notebook (default: {NOTEBOOK_TIMEOUT_S})",
+    )
+    p.add_argument(
+        "--memory-mb",
+        type=int,
+        default=MEMORY_LIMIT_MB,
+        help=f"memory limit per process in MiB (default: {MEMORY_LIMIT_MB})",
+    )
+    p.add_argument(
+        "--source",
+        type=Path,
+        default=SOLUTIONS_DIR,
+        help="nbgrader source folder with the assignments (default: solutions/)",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="turn JAX-stack DeprecationWarnings into errors, as the course's own checks do",
+    )
+    p.set_defaults(handler=_grade)
 
     args = parser.parse_args(argv)
     return args.handler(args)

@@ -17,6 +17,12 @@ LESSON_NOTEBOOK = "lesson.ipynb"
 # busy 2-core machine; a cell that needs longer than this is a bug in the task.
 CELL_TIMEOUT_S = 300
 
+# Limits for grading one untrusted submission (`python -m autograder grade`); each
+# can be changed on the command line.
+NOTEBOOK_TIMEOUT_S = 1800  # wall clock for the whole submission, feedback included
+MEMORY_LIMIT_MB = 4096  # per process (the grader and the student's kernel), RLIMIT_DATA
+OUTPUT_LIMIT_BYTES = 1_000_000  # per stream (stdout, stderr) of the student's kernel
+
 
 def apply_course_config(c: Config, root: Path, solutions_dir: Path = SOLUTIONS_DIR) -> Config:
     """Fill ``c`` with the course's nbgrader settings for a course folder at ``root``.

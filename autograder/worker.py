@@ -1,0 +1,142 @@
+"""Grade one submission with nbgrader, alone, in a scratch course folder of its own.
+
+Runs inside a limited child process (see ``autograder.grade_class``). The scratch folder
+holds a copy of the assignment's gradebook (from nbgrader's generate step), so nbgrader
+stays serial here and no two submissions ever share a database. The outcome is written
+to ``result.json`` in the scratch folder; the parent merges it into the course gradebook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook
+from nbgrader.apps import NbGraderAPI
+
+from autograder.config import EXERCISES_NOTEBOOK, course_config
+from autograder.feedback import hide_hidden_tests
+from autograder.sandbox import Limits, apply_process_limits, make_grading_ipython_dir
+
+GRADED, TIMED_OUT, CRASHED, INVALID = "graded", "timed out", "crashed", "invalid"
+STATUSES = (GRADED, TIMED_OUT, CRASHED, INVALID)
+RESULT_FILE = "result.json"
+LOG_FILE = "worker.log"  # everything the child and the kernel print outside nbgrader's log
+TIMEOUT_ERRORS = ("CellTimeoutError", "TimeoutError")
+
+
+@dataclass
+class Outcome:
+    student: str
+    assignment: str
+    status: str
+    score: float = 0.0
+    tasks: dict[str, float] = field(default_factory=dict)  # grade_id -> score
+    for_student: str = ""  # why it could not be graded, safe to show the student
+    for_instructor: str = ""  # nbgrader's log when something went wrong
+
+
+@dataclass(frozen=True)
+class Job:
+    student: str
+    assignment: str
+    notebook: Path
+    template: Path  # a course folder where the assignment was generated
+    solutions_dir: Path
+    scratch: Path
+    feedback_html: Path
+    limits: Limits
+    strict: bool
+
+
+def _timed_out_cells(notebook: nbformat.NotebookNode) -> bool:
+    return any(
+        output.get("output_type") == "error" and output.get("ename") in TIMEOUT_ERRORS
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+    )
+
+
+def _check_notebook(path: Path) -> str:
+    """Why ``path`` cannot be graded, or "" when it is a readable notebook."""
+    try:
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+    except Exception as error:  # nbformat raises several unrelated types
+        return f"{path.name} is not a valid notebook ({type(error).__name__})"
+    return ""
+
+
+def _autograde(job: Job, root: Path) -> Outcome:
+    problem = _check_notebook(job.notebook)
+    if problem:
+        return Outcome(job.student, job.assignment, INVALID, for_student=problem)
+    submitted = root / "submitted" / job.student / job.assignment / EXERCISES_NOTEBOOK
+    submitted.parent.mkdir(parents=True)
+    shutil.copyfile(job.notebook, submitted)
+
+    config = course_config(root, job.solutions_dir)
+    config.Execute.timeout = job.limits.cell_timeout_s
+    config.OverwriteCells.add_missing_cells = True  # a deleted test cell runs anyway
+    # Unix sockets: TCP ports picked by concurrent kernels can collide, and then a kernel
+    # never starts. Linux's abstract namespace ("@"): no files, and no limit from the
+    # 107-byte path of a socket file deep in a scratch folder.
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = f"@autograder-{os.getpid()}"
+    api = NbGraderAPI(config=config)
+    result = api.autograde(job.assignment, job.student)
+    log = f"{result.get('log', '')}{result.get('error', '')}"
+    if not result["success"]:
+        timed_out = any(name in log for name in TIMEOUT_ERRORS) or "timed out" in log
+        status = TIMED_OUT if timed_out else CRASHED
+        reason = (
+            f"a cell ran longer than {job.limits.cell_timeout_s} s and could not be stopped"
+            if timed_out
+            else "the notebook's kernel stopped (it exited, crashed or ran out of memory)"
+        )
+        return Outcome(job.student, job.assignment, status, for_student=reason, for_instructor=log)
+
+    autograded = root / "autograded" / job.student / job.assignment / EXERCISES_NOTEBOOK
+    notebook = nbformat.read(autograded, as_version=4)
+    nbformat.write(hide_hidden_tests(notebook), autograded)
+    feedback = api.generate_feedback(job.assignment, job.student)
+    if not feedback["success"]:
+        log += f"{feedback.get('log', '')}{feedback.get('error', '')}"
+        return Outcome(job.student, job.assignment, CRASHED, for_instructor=log)
+    html = root / "feedback" / job.student / job.assignment / "exercises.html"
+    job.feedback_html.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(html, job.feedback_html)
+
+    with Gradebook(config.CourseDirectory.db_url) as gradebook:
+        graded = gradebook.find_submission(job.assignment, job.student)
+        tasks = {grade.name: grade.score for nb in graded.notebooks for grade in nb.grades}
+        score = graded.score
+    status = TIMED_OUT if _timed_out_cells(notebook) else GRADED
+    return Outcome(job.student, job.assignment, status, score, tasks, for_instructor=log)
+
+
+def run(job: Job) -> None:
+    """The child process's whole life: limits, grading, ``result.json``."""
+    os.setsid()  # the instructor's Ctrl-C reaches the parent, which stops us cleanly
+    log = os.open(job.scratch / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    apply_process_limits(job.limits)
+    root = job.scratch / "course"
+    shutil.copytree(job.template, root)
+    ipython_dir = make_grading_ipython_dir(job.scratch / "ipython", job.limits, job.strict)
+    os.environ["IPYTHONDIR"] = str(ipython_dir)
+    outcome = _autograde(job, root)
+    (job.scratch / RESULT_FILE).write_text(json.dumps(asdict(outcome)), encoding="utf-8")
+
+
+def read_outcome(scratch: Path) -> Outcome | None:
+    """The outcome a child wrote, or None when it died before writing one."""
+    try:
+        return Outcome(**json.loads((scratch / RESULT_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None

@@ -1,0 +1,182 @@
+"""A tiny nbgrader assignment and a class of synthetic students, one per thing that can go wrong.
+
+The assignment has two quick tasks (no JAX), so grading the whole class takes seconds per
+student. Each student comes with the status and score the grader must give them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import release
+
+ASSIGNMENT = "99_synthetic"
+MAX_SCORE = 6.0
+# Distinctive hidden-test lines: none of them may reach a student's feedback.
+HIDDEN_LINES = (
+    "assert add(-7, 19) == 12  # SECRET-ADD-CASE",
+    "assert double([3, -4, 0]) == [6, -8, 0]  # SECRET-DOUBLE-CASE",
+)
+
+
+def _cell(kind: str, source: str, grade_id: str, points: int = 0, solution: bool = False):
+    make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
+    cell = make(source)
+    cell.metadata["nbgrader"] = {
+        "grade": bool(points),
+        "grade_id": grade_id,
+        "locked": not solution,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+        **({"points": points} if points else {}),
+    }
+    return cell
+
+
+def _solution(body: str) -> str:
+    return f"    ### BEGIN SOLUTION\n    {body}\n    ### END SOLUTION"
+
+
+def _hidden(line: str) -> str:
+    return f"# hidden tests run when graded\n### BEGIN HIDDEN TESTS\n{line}\n### END HIDDEN TESTS"
+
+
+SOURCE_CELLS = [
+    ("markdown", "# Synthetic exercises\nTwo tasks.", "intro", 0, False),
+    ("code", "import math", "setup", 0, False),
+    ("code", "def add(a, b):\n" + _solution("return a + b"), "task1-solution", 0, True),
+    ("code", "assert add(1, 2) == 3", "task1-visible", 1, False),
+    ("code", _hidden(HIDDEN_LINES[0]), "task1-hidden", 2, False),
+    (
+        "code",
+        "def double(xs):\n" + _solution("return [2 * x for x in xs]"),
+        "task2-solution",
+        0,
+        True,
+    ),
+    ("code", "assert double([1]) == [2]", "task2-visible", 1, False),
+    ("code", _hidden(HIDDEN_LINES[1]), "task2-hidden", 2, False),
+]
+
+
+def write_assignment(solutions_dir: Path) -> Path:
+    """Write the nbgrader source notebook; return the released (blank) student version."""
+    notebook = nbformat.v4.new_notebook(cells=[_cell(*spec) for spec in SOURCE_CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    source = solutions_dir / ASSIGNMENT / "exercises.ipynb"
+    source.parent.mkdir(parents=True)
+    nbformat.write(notebook, source)
+    return release.release(ASSIGNMENT, lessons_dir=solutions_dir.parent / "released",
+                           solutions_dir=solutions_dir)  # fmt: skip
+
+
+CORRECT = {"task1-solution": "def add(a, b):\n    return b + a",
+           "task2-solution": "def double(xs):\n    return [x + x for x in xs]"}  # fmt: skip
+# Pass the visible tests, fail the hidden ones.
+WRONG = {"task1-solution": "def add(a, b):\n    return abs(a) + abs(b)",
+         "task2-solution": "def double(xs):\n    return [x + x for x in xs if x]"}  # fmt: skip
+EXIT = "import os\nos._exit(1)"
+SIGSEGV = "import ctypes\nctypes.string_at(0)"
+
+
+def _answer(cells: dict[str, str], **more: str) -> Callable[[nbformat.NotebookNode], None]:
+    def edit(notebook: nbformat.NotebookNode) -> None:
+        for cell in notebook.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in cells:
+                cell.source = cells[grade_id]
+            if grade_id in more:
+                cell.source += "\n" + more[grade_id]
+
+    return edit
+
+
+def _tamper(notebook: nbformat.NotebookNode) -> None:
+    _answer(WRONG)(notebook)
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("task1-"):
+            if cell.metadata["nbgrader"].get("grade"):
+                cell.source = "pass  # the student edited the test away"
+    notebook.cells = [
+        c
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") != "task2-hidden"
+    ]
+    notebook.cells = [
+        c
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") != "task2-visible"
+    ]
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    status: str
+    score: float
+    write: Callable[[Path, Path], None]  # (released notebook, student folder)
+
+
+def _notebook(edit: Callable[[nbformat.NotebookNode], None] | None) -> Callable[[Path, Path], None]:
+    def write(released: Path, folder: Path) -> None:
+        notebook = nbformat.read(released, as_version=4)
+        if edit is not None:
+            edit(notebook)
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, folder / "exercises.ipynb")
+
+    return write
+
+
+def _raw(name: str, text: str) -> Callable[[Path, Path], None]:
+    def write(released: Path, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+
+    return write
+
+
+def _empty(released: Path, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+WARN = "import warnings\nwarnings.warn('old API', DeprecationWarning)"
+LOOP = "def double(xs):\n    while True:\n        pass"
+DEAF_LOOP = (
+    "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+)
+PRINT_300_MB = "for _ in range(300):\n    print('x' * 1_000_000)"
+# Would succeed without a limit (untouched pages cost nothing); fails under a 1 GiB one.
+ALLOCATE_4_GIB = "def double(xs):\n    hog = bytearray(4 * 2**30)\n    return [2 * x for x in xs]"
+
+NORMAL = [
+    Student("correct", "graded", 6, _notebook(_answer(CORRECT))),
+    Student("blank", "graded", 0, _notebook(None)),
+    Student("wrong", "graded", 2, _notebook(_answer(WRONG))),
+    Student("tampered", "graded", 2, _notebook(_tamper)),
+    # Grading does not turn DeprecationWarnings into errors unless asked (--strict).
+    Student("deprecated", "graded", 6, _notebook(_answer(CORRECT, **{"task1-solution": WARN}))),
+]
+FAULTY = [
+    Student("loops", "timed out", 3, _notebook(_answer({**CORRECT, "task2-solution": LOOP}))),
+    Student("deaf", "timed out", 0, _notebook(_answer(CORRECT, **{"task2-solution": DEAF_LOOP}))),
+    Student("exits", "crashed", 0, _notebook(_answer(CORRECT, **{"task2-solution": EXIT}))),
+    Student("segfault", "crashed", 0, _notebook(_answer(CORRECT, **{"task2-solution": SIGSEGV}))),
+    Student("malformed", "invalid", 0, _raw("exercises.ipynb", '{"cells": [')),
+    Student("misnamed", "invalid", 0, _raw("Exercises-final.ipynb", "{}")),
+    Student("missing", "invalid", 0, _empty),
+    Student("chatty", "graded", 6, _notebook(_answer(CORRECT, **{"task2-solution": PRINT_300_MB}))),
+    Student("hog", "graded", 3, _notebook(_answer({**CORRECT, "task2-solution": ALLOCATE_4_GIB}))),
+]  # fmt: skip
+CLASS = NORMAL + FAULTY
+
+
+def write_class(released: Path, submitted: Path, students: list[Student]) -> None:
+    """nbgrader's tree: ``submitted/<student>/99_synthetic/<notebook>``."""
+    for student in students:
+        student.write(released, submitted / student.name / ASSIGNMENT)

@@ -1,0 +1,48 @@
+"""End to end on the course's real assignment: lesson 00 graded by the instructor command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.course import released_notebook, solution_notebook
+from tests.grade_runs import by_student, grade, visible_text
+
+ASSIGNMENT = "00_gpu_detection"
+
+
+def hidden_test_lines(solution: Path) -> list[str]:
+    """The distinctive lines inside the solution's hidden-test regions."""
+    lines = []
+    for cell in json.loads(solution.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"])
+        if "BEGIN HIDDEN TESTS" in source:
+            region = source.split("BEGIN HIDDEN TESTS")[1].split("END HIDDEN TESTS")[0]
+            lines += [line.strip() for line in region.splitlines() if len(line.strip()) > 30]
+    return lines
+
+
+def test_lesson_00_class_is_graded_with_feedback_that_hides_hidden_tests(tmp_path: Path) -> None:
+    submitted = tmp_path / "submitted"
+    for student, notebook in [
+        ("ada", solution_notebook(ASSIGNMENT)),
+        ("bob", released_notebook(ASSIGNMENT)),
+    ]:
+        (submitted / student / ASSIGNMENT).mkdir(parents=True)
+        shutil.copyfile(notebook, submitted / student / ASSIGNMENT / "exercises.ipynb")
+
+    run = grade(tmp_path, tmp_path / "work", "--assignment", ASSIGNMENT, "--workers", "2")
+
+    assert run.result.returncode == 0, run.result.stderr[-3000:]
+    grades = by_student(run)
+    assert grades["ada"]["status"] == grades["bob"]["status"] == "graded"
+    assert float(grades["ada"]["score"]) == float(grades["ada"]["max_score"]) >= 3
+    assert float(grades["bob"]["score"]) == 0
+    secrets = hidden_test_lines(solution_notebook(ASSIGNMENT))
+    assert secrets
+    for student in ("ada", "bob"):
+        page = visible_text(run.out / "feedback" / student / ASSIGNMENT / "exercises.html")
+        assert "HIDDEN TESTS" not in page
+        leaked = [line for line in secrets if line in page]
+        assert not leaked, (student, leaked[:3])

@@ -1,0 +1,101 @@
+"""The grading command's parts that need no kernel: finding submissions, hiding hidden tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.feedback import hide_hidden_tests
+from autograder.submissions import LayoutError, find_submissions
+
+KNOWN = ["00_gpu_detection", "01_jit_compilation"]
+
+
+def touch(path: Path, text: str = "{}") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_nbgrader_tree_from_the_course_folder_or_submitted(tmp_path: Path) -> None:
+    ada = touch(tmp_path / "submitted" / "ada" / "00_gpu_detection" / "exercises.ipynb")
+    touch(tmp_path / "submitted" / "bob" / "00_gpu_detection" / "answers.ipynb")
+    touch(tmp_path / "submitted" / "ada" / "01_jit_compilation" / "exercises.ipynb")
+
+    for folder in (tmp_path, tmp_path / "submitted"):
+        found = find_submissions(folder, ["00_gpu_detection"], KNOWN)
+        assert [(s.student, s.assignment, s.notebook) for s in found] == [
+            ("ada", "00_gpu_detection", ada),
+            ("bob", "00_gpu_detection", None),
+        ]
+        assert "found: answers.ipynb" in found[1].problem
+    assert len(find_submissions(tmp_path, [], KNOWN)) == 3
+
+
+def test_flat_download_of_files_and_folders(tmp_path: Path) -> None:
+    ada = touch(tmp_path / "ada.ipynb")
+    bob = touch(tmp_path / "bob" / "exercises.ipynb")
+    (tmp_path / "cy").mkdir()
+    touch(tmp_path / "notes.txt", "not a notebook")
+    found = find_submissions(tmp_path, ["00_gpu_detection"], KNOWN)
+    assert [(s.student, s.notebook) for s in found] == [("ada", ada), ("bob", bob), ("cy", None)]
+    assert "the folder is empty" in found[2].problem
+
+
+@pytest.mark.parametrize(
+    ("layout", "assignments", "message"),
+    [
+        (None, ["00_gpu_detection"], "not a folder"),
+        ("empty", ["00_gpu_detection"], "no submissions found"),
+        ("flat", [], "a flat folder needs exactly one --assignment"),
+        ("flat", ["00_gpu_detection", "01_jit_compilation"], "exactly one --assignment"),
+        ("flat", ["99_nothing"], "unknown assignment(s): 99_nothing"),
+    ],
+)
+def test_anything_else_is_refused_naming_the_expected_layouts(
+    layout: str | None, assignments: list[str], message: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "given"
+    if layout == "empty":
+        folder.mkdir()
+    elif layout == "flat":
+        touch(folder / "ada.ipynb")
+    with pytest.raises(LayoutError) as error:
+        find_submissions(folder, assignments, KNOWN)
+    assert message in str(error.value)
+    if "unknown" not in message:
+        assert "expected either nbgrader's tree" in str(error.value)
+
+
+def test_hidden_test_code_and_its_traceback_are_removed() -> None:
+    source = "assert f(1) == 1\n### BEGIN HIDDEN TESTS\nassert f(-5) == 5  # secret\n"
+    cell = nbformat.v4.new_code_cell(source + "### END HIDDEN TESTS")
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "t-hidden", "points": 1}
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "error",
+            ename="AssertionError",
+            evalue="",
+            traceback=["----> 3 assert f(-5) == 5  # secret", "AssertionError: "],
+        )
+    ]
+    visible = nbformat.v4.new_code_cell("print('kept')")
+    notebook = nbformat.v4.new_notebook(cells=[cell, visible])
+
+    hidden = hide_hidden_tests(notebook)
+
+    text = nbformat.writes(hidden)
+    assert "secret" not in text and "HIDDEN TESTS" not in text
+    assert hidden.cells[0].source.startswith("assert f(1) == 1")
+    assert hidden.cells[0].outputs[0].traceback == ["AssertionError: "]
+    assert hidden.cells[1] == visible
+    assert "secret" in nbformat.writes(notebook), "the original is left alone"
+
+
+def test_a_student_with_two_submissions_is_refused(tmp_path: Path) -> None:
+    touch(tmp_path / "ada.ipynb")
+    touch(tmp_path / "ada" / "exercises.ipynb")
+    with pytest.raises(LayoutError, match="ada has two submissions for 00_gpu_detection"):
+        find_submissions(tmp_path, ["00_gpu_detection"], KNOWN)
