@@ -8,7 +8,7 @@ VENV   ?= .venv
 GPU    ?= 0
 PORT   ?= 8888
 LAB_ARGS ?=
-PYTEST_ARGS ?= -n auto --dist loadfile
+PYTEST_ARGS ?= -n auto --dist loadscope
 
 ifeq ($(GPU),1)
 LOCK := requirements-gpu.lock
@@ -22,7 +22,7 @@ UV_PIN := $(shell grep -E '^uv==' $(LOCK))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test lock release clean-notebooks run-course
+.PHONY: help install lab test browser lock release clean-notebooks run-course grade-benchmark
 
 help:
 	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12; PORT=$(PORT))"
@@ -30,6 +30,8 @@ help:
 	@echo "make release    regenerate lessons/*/exercises.ipynb from solutions/"
 	@echo "make run-course execute every lesson headless and write artifacts/course-run/report.md"
 	@echo "make lock       re-resolve requirements*.lock and environment.yml after editing pyproject.toml"
+	@echo "make browser    install Debian's chromium for the browser tests (make test does this)"
+	@echo "make grade-benchmark  time serial vs parallel grading of 20 synthetic students"
 
 $(STAMP): $(LOCK) pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
@@ -43,11 +45,25 @@ $(STAMP): $(LOCK) pyproject.toml
 
 install: $(STAMP)
 
+# The browser tests (tests/browser/) drive Debian's chromium through playwright.
+CHROMIUM ?= /usr/bin/chromium
+
+browser: $(CHROMIUM)
+
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
+	else echo "$(CHROMIUM) is missing: install Debian's chromium as root (apt-get install chromium)"; \
+	exit 1; fi; \
+	command -v apt-get >/dev/null || { echo "$(CHROMIUM) is missing and there is no apt-get:" \
+		"install chromium and run make test CHROMIUM=/path/to/chromium"; exit 1; }; \
+	set -x; $$sudo apt-get update -qq \
+	&& DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium
+
 lab: $(STAMP)
 	PATH="$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
 		--ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) browser
 	PATH="$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(STAMP)
@@ -65,3 +81,7 @@ lock: $(STAMP)
 	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
 		--python-platform x86_64-manylinux_2_28 --extra gpu -o requirements-gpu.lock
 	$(BIN)/python tools/render_environment.py
+
+# Serial vs parallel `python -m autograder grade` on 20 synthetic students of lesson 00.
+grade-benchmark: $(STAMP)
+	PATH="$(BIN):$$PATH" $(BIN)/python tools/grade_benchmark.py
