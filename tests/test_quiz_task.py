@@ -55,21 +55,28 @@ def test_the_quiz_is_the_last_task(assignment: str) -> None:
     assert all(f'"{assignment}"' in c.source for c in cells if grade_id(c) in naming_the_lesson)
 
 
-def quiz_score(cells: list[nbformat.NotebookNode], answers: str | None, tmp_path: Path) -> float:
-    """Run the quiz cells alone, ``answers`` in the answer cell; grade them as nbgrader does."""
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.from_dict(c) for c in cells])
-    for cell in notebook.cells:
-        cell.outputs = [] if cell.cell_type == "code" else cell.get("outputs")
-        if answers is not None and grade_id(cell) == "quiz-solution":
-            cell.source = answers
-    notebook.cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+def quiz_scores(scenarios: list[tuple[list[dict], str | None]], tmp_path: Path) -> list[float]:
+    """Run each scenario's quiz cells (``answers`` in the answer cell) one after another in one
+    kernel and grade each scenario's hidden cell as nbgrader does. Every scenario's answer
+    cell assigns ``QUIZ_ANSWERS`` afresh, so one scenario cannot leak into the next."""
+    notebook = nbformat.v4.new_notebook()
+    hidden_cells = []
+    for cells, answers in scenarios:
+        for raw in cells:
+            cell = nbformat.from_dict(raw)
+            if cell.cell_type != "code":
+                continue
+            cell.outputs = []
+            if answers is not None and grade_id(cell) == "quiz-solution":
+                cell.source = answers
+            notebook.cells.append(cell)
+            if grade_id(cell) == "quiz-hidden":
+                hidden_cells.append(cell)
     NotebookClient(
         notebook, kernel_name="python3", allow_errors=True, timeout=120,
         resources={"metadata": {"path": str(tmp_path)}},
     ).execute()  # fmt: skip
-    [hidden] = [cell for cell in notebook.cells if grade_id(cell) == "quiz-hidden"]
-    score, _ = determine_grade(hidden)
-    return score
+    return [determine_grade(cell)[0] for cell in hidden_cells]
 
 
 class _TestQuizTask:
@@ -95,8 +102,15 @@ def quiz_task_gives_a_point_per_right_answer(assignment: str, tmp_path: Path) ->
     one_wrong = {q.id: q.answer for q in questions} | {first.id: wrong}
     other_form = "\n".join(f"QUIZ_ANSWERS[{q.id!r}] = {q.answer.upper()!r}" for q in questions)
 
-    assert quiz_score(solution, None, tmp_path) == len(questions)
-    assert quiz_score(released, None, tmp_path) == 0
-    assert quiz_score(solution, f"QUIZ_ANSWERS = {one_wrong!r}", tmp_path) == len(questions) - 1
-    assert quiz_score(solution, "QUIZ_ANSWERS = {}\n" + other_form, tmp_path) == len(questions)
-    assert quiz_score(solution, 'QUIZ_ANSWERS = {"q99": "a"}', tmp_path) == 0
+    scenarios = {
+        "the reference answers": (solution, None, len(questions)),
+        "the released notebook": (released, None, 0),
+        "one wrong answer": (solution, f"QUIZ_ANSWERS = {one_wrong!r}", len(questions) - 1),
+        "upper-case letters, set one by one": (
+            solution, "QUIZ_ANSWERS = {}\n" + other_form, len(questions)
+        ),
+        "an unknown question id": (solution, 'QUIZ_ANSWERS = {"q99": "a"}', 0),
+    }  # fmt: skip
+    scores = quiz_scores([(cells, answers) for cells, answers, _ in scenarios.values()], tmp_path)
+    expected = [points for _, _, points in scenarios.values()]
+    assert dict(zip(scenarios, scores, strict=True)) == dict(zip(scenarios, expected, strict=True))
