@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from types import ModuleType
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
 from nbgrader.utils import determine_grade
 
 from autograder import notebooks
@@ -63,13 +66,8 @@ def grade_id(cell: nbformat.NotebookNode) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
-def failing_grade_cells(
-    assignment: str, replacements: dict[str, str], workdir: Path, *, whole: bool = True
-) -> set[str]:
-    """Run the solution notebook with answer cells replaced; return the graded cells that failed.
-
-    ``whole=False`` runs only what the replaced tasks need (see ``only_cells_for``).
-    """
+def with_variant(assignment: str, replacements: dict[str, str]) -> nbformat.NotebookNode:
+    """The solution notebook with answer cells replaced."""
     notebook = notebooks.read(solution_notebook(assignment))
     answer_ids = set()
     for cell in notebook.cells:
@@ -80,20 +78,96 @@ def failing_grade_cells(
             cell.source = replacements[meta["grade_id"]].strip()
     unknown = set(replacements) - answer_ids
     assert not unknown, f"variants name cells that are not answer cells: {unknown}"
-    if not whole:
-        only_cells_for(notebook, replacements)
-    NotebookClient(
-        notebook,
-        timeout=CELL_TIMEOUT_S,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(workdir)}},
-    ).execute()
+    return notebook
+
+
+def without_outputs(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    cell = nbformat.from_dict(cell)
+    if cell.cell_type == "code":
+        cell.outputs, cell.execution_count = [], None
+    return cell
+
+
+def failing_grade_cells(notebook: nbformat.NotebookNode) -> set[str]:
+    """The graded cells of an executed notebook that lost points."""
     return {
         cell.metadata["nbgrader"]["grade_id"]
         for cell in notebook.cells
         if cell.metadata.get("nbgrader", {}).get("grade") and lost_points(cell)
     }
+
+
+def client(notebook: nbformat.NotebookNode, workdir: Path) -> NotebookClient:
+    return NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(workdir)}},
+    )
+
+
+class SharedKernel:
+    """One kernel for all the wrong answers of an assignment.
+
+    Before each answer, ``%reset -f`` empties the kernel's namespace, so every name the
+    notebook uses is defined again by its own cells; imported modules stay loaded, which
+    saves a kernel start and ``import jax`` per wrong answer. If the kernel dies, every
+    graded cell counts as failed (as in nbgrader) and the next answer gets a new kernel; if a
+    cell the answer cannot reach fails, the answer is judged again in a fresh kernel.
+    """
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.session = ExitStack()
+        self.client: NotebookClient | None = None
+
+    def run(self, notebook: nbformat.NotebookNode, replaced: set[str]) -> set[str]:
+        if self.client is None:
+            self.client = client(nbformat.v4.new_notebook(), self.workdir)
+            self.session.enter_context(self.client.setup_kernel())
+        reset = nbformat.v4.new_code_cell("%reset -f")
+        self.client.nb = nbformat.v4.new_notebook(cells=[reset, *notebook.cells])
+        try:
+            for index, cell in enumerate(self.client.nb.cells):
+                self.client.execute_cell(cell, index)
+        except DeadKernelError:
+            self.close()
+            return {
+                grade_id(c) for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")
+            }
+        if self.kept_state(notebook, replaced):
+            # A cell the variant cannot reach failed: the kernel kept state it should not
+            # have. Throw it away and judge this answer in a fresh kernel instead.
+            self.close()
+            fresh = nbformat.v4.new_notebook(cells=[without_outputs(c) for c in notebook.cells])
+            client(fresh, self.workdir).execute()
+            return failing_grade_cells(fresh)
+        return failing_grade_cells(notebook)
+
+    @staticmethod
+    def kept_state(notebook: nbformat.NotebookNode, replaced: set[str]) -> bool:
+        """Did a cell outside the replaced answers' tasks (setup, earlier tasks) fail?"""
+        touched = {task_of(answer) for answer in replaced}
+        task = None
+        for cell in notebook.cells:
+            task = task_of(grade_id(cell)) or task
+            if task in touched or cell.cell_type != "code":
+                continue
+            if any(output.output_type == "error" for output in cell.outputs):
+                return True
+        return False
+
+    def close(self) -> None:
+        self.session.close()
+        self.client = None
+
+
+@pytest.fixture(scope="class")
+def shared_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedKernel]:
+    kernel = SharedKernel(tmp_path_factory.mktemp("variants"))
+    yield kernel
+    kernel.close()
 
 
 def lost_points(cell: nbformat.NotebookNode) -> bool:
@@ -133,14 +207,18 @@ class _TestVariants:
                 f"{kind} has no variant for {sorted(answer_ids - covered)}"
             )
 
-    def test_wrong_answer_loses_points(self, variant: str, tmp_path: Path) -> None:
+    def test_wrong_answer_loses_points(self, variant: str, shared_kernel: SharedKernel) -> None:
         replacements = load_variants(self.assignment).WRONG[variant]
-        failed = failing_grade_cells(self.assignment, replacements, tmp_path, whole=False)
+        notebook = with_variant(self.assignment, replacements)
+        only_cells_for(notebook, replacements)
+        failed = shared_kernel.run(notebook, set(replacements))
         assert failed, f"{variant!r} got full marks"
 
     def test_other_correct_answer_gets_full_marks(self, variant: str, tmp_path: Path) -> None:
         replacements = load_variants(self.assignment).CORRECT[variant]
-        failed = failing_grade_cells(self.assignment, replacements, tmp_path)
+        notebook = with_variant(self.assignment, replacements)
+        client(notebook, tmp_path).execute()  # a fresh kernel: the whole notebook, as graded
+        failed = failing_grade_cells(notebook)
         assert not failed, f"{variant!r} lost points in {sorted(failed)}"
 
 
