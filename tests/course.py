@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
+
 from autograder.config import (
     EXERCISES_NOTEBOOK,
     LESSON_NOTEBOOK,
@@ -31,3 +33,8 @@ def lesson_notebook(folder: str) -> Path:
 
 def relative(path: Path) -> str:
     return str(path.relative_to(LESSONS_DIR.parent))
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    """The cell's nbgrader grade_id, if it has one."""
+    return cell.metadata.get("nbgrader", {}).get("grade_id")

@@ -20,7 +20,7 @@ from nbgrader.utils import determine_grade
 
 from autograder import notebooks
 from autograder.config import CELL_TIMEOUT_S
-from tests.course import solution_notebook
+from tests.course import grade_id, solution_notebook
 from tests.per_assignment import classes_per_assignment
 
 VARIANTS_DIR = Path(__file__).parent / "exercise_variants"
@@ -41,6 +41,16 @@ def task_of(grade_id: str | None) -> str | None:
     return match[1] if match else None
 
 
+def cells_with_tasks(
+    notebook: nbformat.NotebookNode,
+) -> Iterator[tuple[str | None, nbformat.NotebookNode]]:
+    """Each cell with the task it belongs to (None before the first task)."""
+    task = None
+    for cell in notebook.cells:
+        task = task_of(grade_id(cell)) or task
+        yield task, cell
+
+
 def only_cells_for(notebook: nbformat.NotebookNode, replacements: dict[str, str]) -> None:
     """Keep the cells a wrong answer's own tests need: the setup, every earlier task's
     answers and helpers (later cells may use them), and the tests of the replaced tasks.
@@ -51,19 +61,14 @@ def only_cells_for(notebook: nbformat.NotebookNode, replacements: dict[str, str]
     touched = {task_of(grade_id) for grade_id in replacements}
     order = [t for t in dict.fromkeys(task_of(grade_id(c)) for c in notebook.cells) if t]
     last = max(order.index(t) for t in touched)
-    kept, task = [], None
-    for cell in notebook.cells:
-        task = task_of(grade_id(cell)) or task
+    kept = []
+    for task, cell in cells_with_tasks(notebook):
         meta = cell.metadata.get("nbgrader", {})
         if task is None or task in touched:
             kept.append(cell)
         elif order.index(task) < last and not meta.get("grade"):
             kept.append(cell)
     notebook.cells = kept
-
-
-def grade_id(cell: nbformat.NotebookNode) -> str | None:
-    return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
 def with_variant(assignment: str, replacements: dict[str, str]) -> nbformat.NotebookNode:
@@ -149,9 +154,7 @@ class SharedKernel:
     def kept_state(notebook: nbformat.NotebookNode, replaced: set[str]) -> bool:
         """Did a cell outside the replaced answers' tasks (setup, earlier tasks) fail?"""
         touched = {task_of(answer) for answer in replaced}
-        task = None
-        for cell in notebook.cells:
-            task = task_of(grade_id(cell)) or task
+        for task, cell in cells_with_tasks(notebook):
             if task in touched or cell.cell_type != "code":
                 continue
             if any(output.output_type == "error" for output in cell.outputs):

@@ -19,6 +19,7 @@ from quiz.bank import load_bank, select
 from tests.course import (
     ASSIGNMENTS,
     LESSON_FOLDERS,
+    grade_id,
     lesson_notebook,
     released_notebook,
     solution_notebook,
@@ -26,10 +27,6 @@ from tests.course import (
 from tests.per_assignment import classes_per_assignment
 
 QUIZ_CELLS = ["quiz-text", "quiz-questions", "quiz-solution", "quiz-check", "quiz-hidden"]
-
-
-def grade_id(cell: nbformat.NotebookNode) -> str | None:
-    return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
 def quiz_cells(path: Path) -> list[nbformat.NotebookNode]:
