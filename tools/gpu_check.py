@@ -1,0 +1,447 @@
+"""Run the whole course on one machine without Jupyter and report what it saw.
+
+    python3 tools/gpu_check.py --out DIR [--budget-s 420] [--notebook-timeout-s 240] [NOTEBOOK ...]
+
+Made for a bare GPU box: it needs the standard library and what the lessons import (jax,
+flax, optax, orbax-checkpoint, numpy, matplotlib, tqdm), but no Jupyter, nbclient,
+nbformat, ipykernel or nbgrader. Every ``lessons/*/lesson.ipynb`` (course order), then every
+``solutions/*/exercises.ipynb`` (hidden tests included), runs top to bottom in a process of
+its own, cell by cell, in one namespace, like a kernel would. Cells that only show the quiz
+widget (``quiz.show(``) are skipped and reported as skipped; nothing else is.
+
+The run keeps to an overall budget, so it always ends and names what it did not reach. It
+writes three files into DIR: ``report.md``, ``report.json`` (machine, versions, per notebook:
+result, seconds, failing cell with traceback, warnings, every cell's text output) and
+``figures.zip`` (each matplotlib figure as a PNG). Lines that lessons print as
+``GPU figure: NAME = VALUE ...`` are collected into one table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import contextlib
+import io
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+import zipfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SKIP_MARKERS = {"quiz.show(": "quiz widget (needs Jupyter)"}
+EXPECTED_ERROR_TAG = "raises-exception"
+FIGURE_LINE = re.compile(r"^GPU figure:\s*(?P<name>[\w.\-]+)\s*=\s*(?P<value>\S+)\s*(?P<rest>.*)$")
+MAX_CELL_TEXT = 20_000
+MAX_MD_CELL_TEXT = 2_500
+MIN_NOTEBOOK_S = 15.0  # do not start a notebook with less budget than this
+
+
+# ---------------------------------------------------------------------------
+# The child: executes one notebook, writing its results after every cell.
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class CellResult:
+    index: int
+    status: str  # ok | error | skipped | expected-error | running
+    seconds: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+    warnings: list[str] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)
+    source_head: str = ""
+    traceback: str = ""
+    note: str = ""
+
+
+class _Tee(io.TextIOBase):
+    """Writes to the real stream and keeps a copy of what one cell printed."""
+
+    def __init__(self, real: io.TextIOBase) -> None:
+        self.real = real
+        self.copy = io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.real.write(text)
+        self.copy.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.real.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
+    # tqdm redraws with carriage returns; keep what a terminal would finally show.
+    lines = [line.rsplit("\r", 1)[-1] for line in text.replace("\r\n", "\n").split("\n")]
+    text = "\n".join(lines)
+    return text if len(text) <= limit else "[…]\n" + text[-limit:]
+
+
+def _head(source: str, lines: int = 8) -> str:
+    return "\n".join(source.splitlines()[:lines])
+
+
+def _code_cells(notebook_path: Path) -> list[tuple[int, str, list[str]]]:
+    """(index among all cells, source, tags) for every code cell."""
+    try:
+        cells = json.loads(notebook_path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"{notebook_path}: not a readable notebook ({error})") from error
+    found = []
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        found.append((index, source, list(cell.get("metadata", {}).get("tags", []))))
+    return found
+
+
+def _compile_cell(source: str, filename: str) -> tuple[object, object | None]:
+    """The cell's statements, and its last expression (shown like Jupyter does) if any."""
+    tree = ast.parse(source, filename)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+        last = ast.Expression(tree.body.pop().value)
+    body = compile(tree, filename, "exec")
+    return body, (compile(last, filename, "eval") if last is not None else None)
+
+
+def _save_figures(figure_dir: Path, stem: str) -> list[str]:
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return []
+    saved = []
+    for number in pyplot.get_fignums():
+        path = figure_dir / f"{stem}-{len(saved) + 1}.png"
+        pyplot.figure(number).savefig(path, dpi=80)
+        saved.append(path.name)
+    pyplot.close("all")
+    return saved
+
+
+def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> int:
+    """Execute the notebook's code cells in one namespace; stop at the first failing cell."""
+    cells = _code_cells(notebook_path)
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    tag = f"{notebook_path.parent.parent.name}-{notebook_path.parent.name}"
+    sources_dir = Path(tempfile.mkdtemp(prefix="gpu-check-cells-"))
+    os.chdir(notebook_path.parent)
+    sys.path.insert(0, str(REPO_ROOT))
+    sys.argv = [str(notebook_path)]
+    namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
+    results: list[CellResult] = []
+
+    def save() -> None:
+        result_path.write_text(json.dumps([asdict(r) for r in results]))
+
+    failed = False
+    for index, source, tags in cells:
+        cell = CellResult(index=index, status="running", source_head=_head(source))
+        results.append(cell)
+        skip = next((why for marker, why in SKIP_MARKERS.items() if marker in source), None)
+        if failed or skip or not source.strip():
+            cell.status, cell.note = "skipped", skip or ("after a failure" if failed else "empty")
+            continue
+        save()
+        cell_file = sources_dir / f"cell_{index:02d}.py"  # real files: tracebacks and inspect work
+        cell_file.write_text(source, encoding="utf-8")
+        out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+        start = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            try:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                    body, last = _compile_cell(source, str(cell_file))
+                    exec(body, namespace)  # noqa: S102 - executing the course's own notebooks
+                    if last is not None:
+                        value = eval(last, namespace)  # noqa: S307
+                        if value is not None:
+                            print(repr(value))
+                cell.status = "ok"
+            except BaseException as error:  # noqa: BLE001 - a notebook may raise anything
+                if isinstance(error, KeyboardInterrupt):
+                    raise
+                expected = EXPECTED_ERROR_TAG in tags
+                cell.status = "expected-error" if expected else "error"
+                cell.traceback = "".join(traceback.format_exception(error))[-6000:]
+                failed = not expected
+        cell.seconds = round(time.perf_counter() - start, 2)
+        cell.stdout, cell.stderr = _clip(out.copy.getvalue()), _clip(err.copy.getvalue(), 4000)
+        cell.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+        cell.figures = _save_figures(figure_dir, f"{tag}-cell{index:02d}")
+    save()
+    return 1 if failed else 0
+
+
+def probe_machine() -> dict[str, object]:
+    """Facts about the machine, as JAX and nvidia-smi report them (run in a child process)."""
+    from importlib import metadata
+
+    import jax
+
+    facts: dict[str, object] = {
+        "python": platform.python_version(),
+        "backend": jax.default_backend(),
+        "device_count": jax.device_count(),
+        "device_kind": jax.devices()[0].device_kind,
+        "versions": {},
+    }
+    for package in ("jax", "jaxlib", "flax", "optax", "orbax-checkpoint", "numpy"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            facts["versions"][package] = metadata.version(package)  # type: ignore[index]
+    plugins = [d.metadata["Name"] for d in metadata.distributions() if "cuda" in d.metadata["Name"]]
+    facts["cuda_packages"] = sorted(set(plugins))
+    stats = jax.devices()[0].memory_stats()
+    facts["device_memory_bytes"] = stats.get("bytes_limit") if stats else None
+    with contextlib.suppress(Exception):  # private module; only informative
+        from jax._src.lib import cuda_versions
+
+        if cuda_versions is not None:
+            facts["cudnn_version"] = cuda_versions.cudnn_get_version()
+            facts["cuda_runtime_version"] = cuda_versions.cuda_runtime_get_version()
+    try:
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=False,
+        )
+        facts["nvidia_smi"] = smi.stdout.strip() or smi.stderr.strip()
+    except (OSError, subprocess.TimeoutExpired) as error:
+        facts["nvidia_smi"] = f"not available ({error.__class__.__name__})"
+    facts["environment_info"] = jax.print_environment_info(return_string=True)
+    return facts
+
+
+# ---------------------------------------------------------------------------
+# The parent: budget, one process per notebook, the report.
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class NotebookRun:
+    notebook: str
+    result: str  # pass | FAIL | timed out | crashed | not reached
+    seconds: float
+    cells: list[dict[str, object]]
+    failing_cell: int | None = None
+    log_tail: str = ""
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def _run_child(args: list[str], timeout_s: float, log_path: Path) -> tuple[int | None, float]:
+    """Run this script as a child in its own process group; kill the group on timeout."""
+    start = time.perf_counter()
+    with log_path.open("w") as log:
+        child = subprocess.Popen(
+            [sys.executable, __file__, *args], stdout=log, stderr=subprocess.STDOUT,
+            env=_child_env(), start_new_session=True,
+        )
+        try:
+            code: int | None = child.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            code = None
+    return code, time.perf_counter() - start
+
+
+def _tail(path: Path, chars: int = 3000) -> str:
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return _clip(text, chars)
+
+
+def check_notebook(path: Path, timeout_s: float, work: Path, figure_dir: Path) -> NotebookRun:
+    name = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+    result_file = work / (re.sub(r"\W", "_", name) + ".json")
+    log_file = result_file.with_suffix(".log")
+    code, seconds = _run_child(
+        ["--child", str(path), "--result", str(result_file), "--figures", str(figure_dir)],
+        timeout_s, log_file,
+    )
+    cells = json.loads(result_file.read_text()) if result_file.exists() else []
+    failing = next((c["index"] for c in cells if c["status"] in ("error", "running")), None)
+    if code is None:
+        verdict = "timed out"
+    elif code == 0:
+        verdict = "pass"
+    elif failing is not None and any(c["status"] == "error" for c in cells):
+        verdict = "FAIL"
+    else:
+        verdict = "crashed"
+    log_tail = "" if verdict == "pass" else _tail(log_file)
+    return NotebookRun(name, verdict, round(seconds, 1), cells, failing, log_tail)
+
+
+def default_notebooks() -> list[Path]:
+    return sorted(REPO_ROOT.glob("lessons/*/lesson.ipynb")) + sorted(
+        REPO_ROOT.glob("solutions/*/exercises.ipynb")
+    )
+
+
+def collect_figures(runs: list[NotebookRun]) -> list[dict[str, str]]:
+    rows = []
+    for run in runs:
+        for cell in run.cells:
+            for line in str(cell.get("stdout", "")).splitlines():
+                match = FIGURE_LINE.match(line.strip())
+                if match:
+                    rows.append({"notebook": run.notebook, "cell": str(cell["index"]),
+                                 **match.groupdict()})
+    return rows
+
+
+def _fence(text: str) -> str:
+    return "```\n" + text.replace("```", "'''").rstrip() + "\n```"
+
+
+def markdown_report(machine: dict[str, object], runs: list[NotebookRun], budget_s: float,
+                    total_s: float) -> str:
+    versions = machine.get("versions", {})
+    lines = [
+        "# Course check",
+        "",
+        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"- backend: {machine.get('backend')}, {machine.get('device_count')} × "
+        f"{machine.get('device_kind')}",
+        f"- device memory (bytes_limit): {machine.get('device_memory_bytes')}",
+        f"- nvidia-smi: {machine.get('nvidia_smi')}",
+        f"- CUDA runtime / cuDNN (as JAX reports): {machine.get('cuda_runtime_version')} / "
+        f"{machine.get('cudnn_version')}",
+        f"- Python {machine.get('python')}; "
+        + ", ".join(f"{k} {v}" for k, v in dict(versions).items()),  # type: ignore[call-overload]
+        f"- CUDA packages: {', '.join(machine.get('cuda_packages', [])) or 'none'}",  # type: ignore[arg-type]
+        f"- budget {budget_s:.0f} s, used {total_s:.0f} s",
+        "",
+        "| notebook | result | seconds | cells run | skipped | failing cell |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for run in runs:
+        ran = sum(c["status"] in ("ok", "expected-error") for c in run.cells)
+        skipped = [c for c in run.cells if c["status"] == "skipped" and c["note"] != "after a failure"]
+        failing = "" if run.failing_cell is None else str(run.failing_cell)
+        lines.append(f"| {run.notebook} | {run.result} | {run.seconds:.1f} | {ran}/"
+                     f"{len(run.cells)} | {len(skipped)} | {failing} |")
+    passed = sum(r.result == "pass" for r in runs)
+    lines += ["", f"{passed}/{len(runs)} notebooks passed.", ""]
+    figures = collect_figures(runs)
+    lines += ["## GPU figures", ""]
+    if figures:
+        lines += [f"Measured on {machine.get('device_kind')} ({machine.get('backend')}).", "",
+                  "| notebook | cell | figure | value | |", "|---|---:|---|---:|---|"]
+        lines += [f"| {f['notebook']} | {f['cell']} | {f['name']} | {f['value']} | {f['rest']} |"
+                  for f in figures]
+    else:
+        lines.append("No `GPU figure:` lines were printed.")
+    for run in runs:
+        lines += ["", f"## {run.notebook}: {run.result} ({run.seconds:.1f} s)", ""]
+        if run.result == "not reached":
+            lines.append("Not run: the budget was spent.")
+            continue
+        for cell in run.cells:
+            if cell["status"] in ("error", "running"):
+                what = "failed" if cell["status"] == "error" else "was running when the time ran out"
+                lines += [f"Cell {cell['index']} {what}:", "", _fence(str(cell["source_head"])), ""]
+                if cell["traceback"]:
+                    lines += [_fence(str(cell["traceback"])[-3000:]), ""]
+        if run.log_tail:
+            lines += ["Process output (tail):", "", _fence(run.log_tail), ""]
+        warned = sorted({w for c in run.cells for w in c["warnings"]})  # type: ignore[attr-defined]
+        if warned:
+            lines += ["Warnings:", ""] + [f"- {w[:300]}" for w in warned] + [""]
+        lines += ["<details><summary>cell outputs</summary>", ""]
+        for cell in run.cells:
+            text = str(cell["stdout"]).strip()
+            status = f"{cell['status']}, {cell['seconds']} s" + (f", {cell['note']}" if cell["note"] else "")
+            if cell["figures"]:
+                status += f", figures: {', '.join(cell['figures'])}"  # type: ignore[arg-type]
+            lines.append(f"**cell {cell['index']}** ({status})")
+            if text:
+                lines += ["", _fence(_clip(text, MAX_MD_CELL_TEXT))]
+            lines.append("")
+        lines += ["</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="notebooks to run (default: every lesson, then every solution)")
+    parser.add_argument("--out", type=Path, help="folder for report.md, report.json, figures.zip")
+    parser.add_argument("--budget-s", type=float, default=420.0, help="overall budget (420)")
+    parser.add_argument("--notebook-timeout-s", type=float, default=240.0,
+                        help="limit for one notebook (240)")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        return run_notebook(args.child.resolve(), args.result, args.figures)
+    if args.probe:
+        args.probe.write_text(json.dumps(probe_machine()))
+        return 0
+    if args.out is None:
+        parser.error("--out DIR is required")
+    notebooks = [p.resolve() for p in args.notebooks] or default_notebooks()
+    missing = [str(p) for p in notebooks if not p.is_file()]
+    if missing:
+        parser.error(f"no such notebook: {', '.join(missing)}")
+
+    start = time.perf_counter()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
+        work = Path(scratch)
+        probe_file = work / "machine.json"
+        code, _ = _run_child(["--probe", str(probe_file)], 120, work / "probe.log")
+        machine = json.loads(probe_file.read_text()) if code == 0 else {
+            "probe_error": _tail(work / "probe.log")}
+        print(f"machine: {machine.get('backend')} × {machine.get('device_count')} "
+              f"{machine.get('device_kind')}", flush=True)
+        runs = []
+        for path in notebooks:
+            left = args.budget_s - (time.perf_counter() - start)
+            name = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+            if left < MIN_NOTEBOOK_S:
+                runs.append(NotebookRun(name, "not reached", 0.0, []))
+                continue
+            run = check_notebook(path, min(args.notebook_timeout_s, left), work, work / "figures")
+            print(f"{run.notebook}: {run.result} in {run.seconds:.1f} s", flush=True)
+            runs.append(run)
+        with zipfile.ZipFile(args.out / "figures.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+            for png in sorted((work / "figures").glob("*.png")):
+                archive.write(png, png.name)
+    total = time.perf_counter() - start
+    report = {"machine": machine, "budget_s": args.budget_s, "seconds": round(total, 1),
+              "figures": collect_figures(runs), "notebooks": [asdict(r) for r in runs]}
+    (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    (args.out / "report.md").write_text(markdown_report(machine, runs, args.budget_s, total))
+    passed = sum(r.result == "pass" for r in runs)
+    print(f"{passed}/{len(runs)} notebooks passed in {total:.0f} s; report: {args.out / 'report.md'}")
+    return 0 if passed == len(runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
