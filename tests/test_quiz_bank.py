@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from quiz.bank import BANK_DIR, LESSONS_DIR, BankError, lesson_folder, load_bank, select
+from quiz.bank import (
+    BANK_DIR,
+    LANGUAGES,
+    LESSONS_DIR,
+    BankError,
+    lesson_folder,
+    load_bank,
+    select,
+)
+from tests.quiz_guessing import RULES, course_questions, rule_scores
 
 VALID = """
 [[questions]]
@@ -134,3 +144,20 @@ def test_new_questions_are_marked_and_named_after_their_lesson() -> None:
             assert question.id in SEED_IDS
         else:
             assert re.fullmatch(rf"x{question.lesson[:2]}_\d+", question.id), question.id
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_course_questions_cannot_be_passed_by_a_rule_of_thumb(lang: str) -> None:
+    scores = rule_scores(course_questions(), lang)
+    assert all(share <= 0.35 for share in scores.values()), scores
+
+
+def test_every_lesson_has_five_course_questions_besides_the_seed() -> None:
+    counts = Counter(q.lesson for q in course_questions())
+    short = {f.name: counts[f.name] for f in LESSONS_DIR.iterdir() if counts[f.name] < 5}
+    assert not short, f"lessons with fewer than 5 course questions: {short}"
+
+
+def test_the_rules_share_ties_and_count_letters() -> None:
+    assert RULES["longest option"](["aa", "bb", "c"]) == [0.5, 0.5, 0.0]
+    assert RULES["most API names"](["use `jax.jit`", "a plain answer"]) == [1.0, 0.0]

@@ -218,7 +218,10 @@ def probe_machine() -> dict[str, object]:
     try:
         smi = subprocess.run(
             ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=30, check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
         )
         facts["nvidia_smi"] = smi.stdout.strip() or smi.stderr.strip()
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -255,8 +258,11 @@ def _run_child(args: list[str], timeout_s: float, log_path: Path) -> tuple[int |
     start = time.perf_counter()
     with log_path.open("w") as log:
         child = subprocess.Popen(
-            [sys.executable, __file__, *args], stdout=log, stderr=subprocess.STDOUT,
-            env=_child_env(), start_new_session=True,
+            [sys.executable, __file__, *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=_child_env(),
+            start_new_session=True,
         )
         try:
             code: int | None = child.wait(timeout=timeout_s)
@@ -278,7 +284,8 @@ def check_notebook(path: Path, timeout_s: float, work: Path, figure_dir: Path) -
     log_file = result_file.with_suffix(".log")
     code, seconds = _run_child(
         ["--child", str(path), "--result", str(result_file), "--figures", str(figure_dir)],
-        timeout_s, log_file,
+        timeout_s,
+        log_file,
     )
     cells = json.loads(result_file.read_text()) if result_file.exists() else []
     failing = next((c["index"] for c in cells if c["status"] in ("error", "running")), None)
@@ -307,8 +314,9 @@ def collect_figures(runs: list[NotebookRun]) -> list[dict[str, str]]:
             for line in str(cell.get("stdout", "")).splitlines():
                 match = FIGURE_LINE.match(line.strip())
                 if match:
-                    rows.append({"notebook": run.notebook, "cell": str(cell["index"]),
-                                 **match.groupdict()})
+                    rows.append(
+                        {"notebook": run.notebook, "cell": str(cell["index"]), **match.groupdict()}
+                    )
     return rows
 
 
@@ -316,8 +324,9 @@ def _fence(text: str) -> str:
     return "```\n" + text.replace("```", "'''").rstrip() + "\n```"
 
 
-def markdown_report(machine: dict[str, object], runs: list[NotebookRun], budget_s: float,
-                    total_s: float) -> str:
+def markdown_report(
+    machine: dict[str, object], runs: list[NotebookRun], budget_s: float, total_s: float
+) -> str:
     versions = machine.get("versions", {})
     lines = [
         "# Course check",
@@ -339,19 +348,29 @@ def markdown_report(machine: dict[str, object], runs: list[NotebookRun], budget_
     ]
     for run in runs:
         ran = sum(c["status"] in ("ok", "expected-error") for c in run.cells)
-        skipped = [c for c in run.cells if c["status"] == "skipped" and c["note"] != "after a failure"]
+        skipped = [
+            c for c in run.cells if c["status"] == "skipped" and c["note"] != "after a failure"
+        ]
         failing = "" if run.failing_cell is None else str(run.failing_cell)
-        lines.append(f"| {run.notebook} | {run.result} | {run.seconds:.1f} | {ran}/"
-                     f"{len(run.cells)} | {len(skipped)} | {failing} |")
+        lines.append(
+            f"| {run.notebook} | {run.result} | {run.seconds:.1f} | {ran}/"
+            f"{len(run.cells)} | {len(skipped)} | {failing} |"
+        )
     passed = sum(r.result == "pass" for r in runs)
     lines += ["", f"{passed}/{len(runs)} notebooks passed.", ""]
     figures = collect_figures(runs)
     lines += ["## GPU figures", ""]
     if figures:
-        lines += [f"Measured on {machine.get('device_kind')} ({machine.get('backend')}).", "",
-                  "| notebook | cell | figure | value | |", "|---|---:|---|---:|---|"]
-        lines += [f"| {f['notebook']} | {f['cell']} | {f['name']} | {f['value']} | {f['rest']} |"
-                  for f in figures]
+        lines += [
+            f"Measured on {machine.get('device_kind')} ({machine.get('backend')}).",
+            "",
+            "| notebook | cell | figure | value | |",
+            "|---|---:|---|---:|---|",
+        ]
+        lines += [
+            f"| {f['notebook']} | {f['cell']} | {f['name']} | {f['value']} | {f['rest']} |"
+            for f in figures
+        ]
     else:
         lines.append("No `GPU figure:` lines were printed.")
     for run in runs:
@@ -361,7 +380,9 @@ def markdown_report(machine: dict[str, object], runs: list[NotebookRun], budget_
             continue
         for cell in run.cells:
             if cell["status"] in ("error", "running"):
-                what = "failed" if cell["status"] == "error" else "was running when the time ran out"
+                what = (
+                    "failed" if cell["status"] == "error" else "was running when the time ran out"
+                )
                 lines += [f"Cell {cell['index']} {what}:", "", _fence(str(cell["source_head"])), ""]
                 if cell["traceback"]:
                     lines += [_fence(str(cell["traceback"])[-3000:]), ""]
@@ -373,7 +394,9 @@ def markdown_report(machine: dict[str, object], runs: list[NotebookRun], budget_
         lines += ["<details><summary>cell outputs</summary>", ""]
         for cell in run.cells:
             text = str(cell["stdout"]).strip()
-            status = f"{cell['status']}, {cell['seconds']} s" + (f", {cell['note']}" if cell["note"] else "")
+            status = f"{cell['status']}, {cell['seconds']} s" + (
+                f", {cell['note']}" if cell["note"] else ""
+            )
             if cell["figures"]:
                 status += f", figures: {', '.join(cell['figures'])}"  # type: ignore[arg-type]
             lines.append(f"**cell {cell['index']}** ({status})")
@@ -386,12 +409,17 @@ def markdown_report(machine: dict[str, object], runs: list[NotebookRun], budget_
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebooks", nargs="*", type=Path,
-                        help="notebooks to run (default: every lesson, then every solution)")
+    parser.add_argument(
+        "notebooks",
+        nargs="*",
+        type=Path,
+        help="notebooks to run (default: every lesson, then every solution)",
+    )
     parser.add_argument("--out", type=Path, help="folder for report.md, report.json, figures.zip")
     parser.add_argument("--budget-s", type=float, default=420.0, help="overall budget (420)")
-    parser.add_argument("--notebook-timeout-s", type=float, default=240.0,
-                        help="limit for one notebook (240)")
+    parser.add_argument(
+        "--notebook-timeout-s", type=float, default=240.0, help="limit for one notebook (240)"
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
@@ -416,10 +444,16 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(scratch)
         probe_file = work / "machine.json"
         code, _ = _run_child(["--probe", str(probe_file)], 120, work / "probe.log")
-        machine = json.loads(probe_file.read_text()) if code == 0 else {
-            "probe_error": _tail(work / "probe.log")}
-        print(f"machine: {machine.get('backend')} × {machine.get('device_count')} "
-              f"{machine.get('device_kind')}", flush=True)
+        machine = (
+            json.loads(probe_file.read_text())
+            if code == 0
+            else {"probe_error": _tail(work / "probe.log")}
+        )
+        print(
+            f"machine: {machine.get('backend')} × {machine.get('device_count')} "
+            f"{machine.get('device_kind')}",
+            flush=True,
+        )
         runs = []
         for path in notebooks:
             left = args.budget_s - (time.perf_counter() - start)
@@ -434,12 +468,19 @@ def main(argv: list[str] | None = None) -> int:
             for png in sorted((work / "figures").glob("*.png")):
                 archive.write(png, png.name)
     total = time.perf_counter() - start
-    report = {"machine": machine, "budget_s": args.budget_s, "seconds": round(total, 1),
-              "figures": collect_figures(runs), "notebooks": [asdict(r) for r in runs]}
+    report = {
+        "machine": machine,
+        "budget_s": args.budget_s,
+        "seconds": round(total, 1),
+        "figures": collect_figures(runs),
+        "notebooks": [asdict(r) for r in runs],
+    }
     (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     (args.out / "report.md").write_text(markdown_report(machine, runs, args.budget_s, total))
     passed = sum(r.result == "pass" for r in runs)
-    print(f"{passed}/{len(runs)} notebooks passed in {total:.0f} s; report: {args.out / 'report.md'}")
+    print(
+        f"{passed}/{len(runs)} notebooks passed in {total:.0f} s; report: {args.out / 'report.md'}"
+    )
     return 0 if passed == len(runs) else 1
 
 

@@ -1,0 +1,73 @@
+"""Correct answers must pass on a GPU, where float32 matmuls run in TF32 by default.
+
+XLA:CPU ignores ``jax.default_matmul_precision``; the suite's kernels emulate TF32 when
+``COURSE_EMULATE_TF32=1`` (autograder/kernel.py). These tests check the emulation against
+the figure measured on an H200, then run every solution notebook, hidden tests included,
+under it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from nbclient import NotebookClient
+
+from autograder import notebooks
+from autograder.config import CELL_TIMEOUT_S
+from autograder.kernel import EMULATE_TF32_VARIABLE, TF32_SCRIPT
+from tests.course import solution_notebook
+from tests.per_assignment import classes_per_assignment
+
+# The relative error of a 512×512 float32 matmul of standard normal values, against float64,
+# as a fraction of the largest entry: 2.96e-4 on an H200 (default precision, jax 0.11.2).
+MATMUL_PROBE = """\
+import jax, jax.numpy as jnp, numpy as np
+ka, kb = jax.random.split(jax.random.key(0))
+a, b = jax.random.normal(ka, (512, 512)), jax.random.normal(kb, (512, 512))
+exact = np.asarray(a, np.float64) @ np.asarray(b, np.float64)
+def error(**kw):
+    return float(np.abs(np.asarray(jnp.matmul(a, b, **kw)) - exact).max() / np.abs(exact).max())
+with jax.default_matmul_precision("highest"):
+    highest_by_context = error()
+print(error(), error(precision="highest"), highest_by_context)
+"""
+
+
+def _matmul_errors(emulate: bool) -> list[float]:
+    env = {**os.environ, EMULATE_TF32_VARIABLE: "1" if emulate else "0"}
+    result = subprocess.run(
+        [sys.executable, "-c", TF32_SCRIPT + MATMUL_PROBE],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    return [float(x) for x in result.stdout.split()]
+
+
+def test_emulation_matches_a_gpus_tf32_error() -> None:
+    default, highest, highest_by_context = _matmul_errors(emulate=True)
+    assert 1.5e-4 < default < 6e-4, default  # the H200 measured 2.96e-4
+    assert highest < 1e-5 and highest_by_context < 1e-5, (highest, highest_by_context)
+
+
+def test_without_the_switch_the_cpu_keeps_float32() -> None:
+    assert max(_matmul_errors(emulate=False)) < 1e-5
+
+
+class _TestSolutionUnderTF32:
+    assignment: str
+
+    def test_every_cell_passes(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        path = solution_notebook(self.assignment)
+        monkeypatch.setenv(EMULATE_TF32_VARIABLE, "1")  # the kernel inherits it
+        client = NotebookClient(
+            notebooks.read(path),
+            timeout=CELL_TIMEOUT_S,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        client.execute()  # raises CellExecutionError naming the failing cell
+
+
+classes_per_assignment(_TestSolutionUnderTF32, globals())
