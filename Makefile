@@ -22,13 +22,14 @@ UV_PIN := $(shell grep -E '^uv==' $(LOCK))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test browser lock release clean-notebooks run-course grade-benchmark
+.PHONY: help install lab test browser lock release clean-notebooks run-course gpu-check grade-benchmark
 
 help:
 	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12; PORT=$(PORT))"
 	@echo "make test       run the whole test suite"
 	@echo "make release    regenerate lessons/*/exercises.ipynb from solutions/"
 	@echo "make run-course execute every lesson headless and write artifacts/course-run/report.md"
+	@echo "make gpu-check  every lesson and solution without Jupyter: artifacts/gpu-check/report.md"
 	@echo "make lock       re-resolve requirements*.lock and environment.yml after editing pyproject.toml"
 	@echo "make browser    install Debian's chromium for the browser tests (make test does this)"
 	@echo "make grade-benchmark  time serial vs parallel grading of 20 synthetic students"
@@ -74,6 +75,11 @@ clean-notebooks: $(STAMP)
 
 run-course: $(STAMP)
 	PATH="$(BIN):$$PATH" $(BIN)/python -m autograder run
+
+# On a bare GPU box without the course's environment: python3 tools/gpu_check.py --out DIR
+GPU_CHECK_ARGS ?=
+gpu-check: $(STAMP)
+	$(BIN)/python tools/gpu_check.py --out artifacts/gpu-check $(GPU_CHECK_ARGS)
 
 lock: $(STAMP)
 	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
