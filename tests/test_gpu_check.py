@@ -47,21 +47,34 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     slow = _notebook(tmp_path, "slow", SLOW)
     unreached = _notebook(tmp_path, "unreached", ["print(1)"])
     code, report = _check(
-        tmp_path / "out", good, failing, slow, unreached,
-        "--budget-s", "45",  # the slow notebook runs out the budget, the last one is not reached
+        tmp_path / "out",
+        good,
+        failing,
+        slow,
+        unreached,
+        "--budget-s",
+        "45",  # the slow notebook runs out the budget, the last one is not reached
     )
     assert code == 1
     runs = {Path(r["notebook"]).parent.name: r for r in report["notebooks"]}
     assert [runs[n]["result"] for n in ("good", "failing", "slow", "unreached")] == [
-        "pass", "FAIL", "timed out", "not reached"
+        "pass",
+        "FAIL",
+        "timed out",
+        "not reached",
     ]
     cells = runs["good"]["cells"]
     assert cells[0]["stdout"].strip() == "measured"
     assert cells[2]["stdout"].strip() == "42"  # the last expression is shown, as in Jupyter
     assert cells[3]["status"] == "skipped" and "quiz" in cells[3]["note"]
     assert report["figures"] == [
-        {"notebook": runs["good"]["notebook"], "cell": "1", "name": "99_answer",
-         "value": "42", "rest": "units on cpu"}
+        {
+            "notebook": runs["good"]["notebook"],
+            "cell": "1",
+            "name": "99_answer",
+            "value": "42",
+            "rest": "units on cpu",
+        }
     ]
     failed = runs["failing"]
     assert failed["failing_cell"] == 1
@@ -90,14 +103,17 @@ def test_a_broken_notebook_is_named_in_the_report(tmp_path: Path) -> None:
 def test_unknown_notebooks_are_refused(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, TOOL, "--out", tmp_path, tmp_path / "nope.ipynb"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 2 and "no such notebook" in result.stderr
 
 
-@pytest.mark.parametrize("path", [lesson_notebook("00_gpu_detection"),
-                                  solution_notebook("01_jit_compilation")],
-                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+@pytest.mark.parametrize(
+    "path",
+    [lesson_notebook("00_gpu_detection"), solution_notebook("01_jit_compilation")],
+    ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}",
+)
 def test_course_notebooks_pass_without_jupyter(path: Path, tmp_path: Path) -> None:
     code, report = _check(tmp_path / "out", path)
     [run] = report["notebooks"]

@@ -40,7 +40,10 @@ def _matmul_errors(emulate: bool) -> list[float]:
     env = {**os.environ, EMULATE_TF32_VARIABLE: "1" if emulate else "0"}
     result = subprocess.run(
         [sys.executable, "-c", TF32_SCRIPT + MATMUL_PROBE],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return [float(x) for x in result.stdout.split()]
 
