@@ -10,6 +10,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 
+from autograder import guard
 from autograder.config import EXERCISES_NOTEBOOK, course_config
 from autograder.release import generate
 
@@ -22,12 +23,14 @@ class GradingError(RuntimeError):
 class Grade:
     score: float
     max_score: float
+    disturbed: tuple[str, ...] = ()  # graded cells whose tools the submission tampered with
 
 
 def autograde(assignment: str, submission: Path, student: str = "student") -> Grade:
     """Grade ``submission`` (a notebook) as ``student``'s answer to ``assignment``.
 
-    The submission file itself is only read: nbgrader works on a copy.
+    The submission file itself is only read: nbgrader works on a copy. The kernel runs the
+    course's guard (``autograder.guard``), as in class grading, but no sandbox.
     """
     with tempfile.TemporaryDirectory(prefix="autograde-") as tmp:
         root = Path(tmp)
@@ -37,12 +40,16 @@ def autograde(assignment: str, submission: Path, student: str = "student") -> Gr
         shutil.copyfile(submission, submitted)
 
         config = course_config(root)
-        result = NbGraderAPI(config=config).autograde(assignment, student)
+        db_url = config.CourseDirectory.db_url
+        with guard.arm(db_url, assignment, root / "guard") as armed:
+            result = NbGraderAPI(config=config).autograde(assignment, student)
         if not result["success"]:
             raise GradingError(
                 f"{submission}: nbgrader could not autograde it:\n"
                 f"{result.get('log', '')}{result.get('error', '')}"
             )
-        with Gradebook(config.CourseDirectory.db_url) as gradebook:
+        autograded = root / "autograded" / student / assignment / EXERCISES_NOTEBOOK
+        disturbed = guard.settle(db_url, assignment, student, autograded, armed)
+        with Gradebook(db_url) as gradebook:
             graded = gradebook.find_submission(assignment, student)
-            return Grade(score=graded.score, max_score=graded.max_score)
+            return Grade(graded.score, graded.max_score, tuple(disturbed))

@@ -18,12 +18,14 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 
+from autograder import guard
 from autograder.config import EXERCISES_NOTEBOOK, course_config
 from autograder.feedback import hide_hidden_tests
 from autograder.sandbox import Limits, apply_process_limits, make_grading_ipython_dir
 
-GRADED, TIMED_OUT, CRASHED, INVALID = "graded", "timed out", "crashed", "invalid"
-STATUSES = (GRADED, TIMED_OUT, CRASHED, INVALID)
+GRADED, TAMPERED = "graded", "tampered"
+TIMED_OUT, CRASHED, INVALID = "timed out", "crashed", "invalid"
+STATUSES = (GRADED, TAMPERED, TIMED_OUT, CRASHED, INVALID)
 RESULT_FILE = "result.json"
 LOG_FILE = "worker.log"  # everything the child and the kernel print outside nbgrader's log
 TIMEOUT_ERRORS = ("CellTimeoutError", "TimeoutError")
@@ -88,7 +90,9 @@ def _autograde(job: Job, root: Path) -> Outcome:
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = f"@autograder-{os.getpid()}"
     api = NbGraderAPI(config=config)
-    result = api.autograde(job.assignment, job.student)
+    db_url = config.CourseDirectory.db_url
+    with guard.arm(db_url, job.assignment, job.scratch / "guard") as armed:
+        result = api.autograde(job.assignment, job.student)
     log = f"{result.get('log', '')}{result.get('error', '')}"
     if not result["success"]:
         timed_out = any(name in log for name in TIMEOUT_ERRORS) or "timed out" in log
@@ -101,6 +105,14 @@ def _autograde(job: Job, root: Path) -> Outcome:
         return Outcome(job.student, job.assignment, status, for_student=reason, for_instructor=log)
 
     autograded = root / "autograded" / job.student / job.assignment / EXERCISES_NOTEBOOK
+    disturbed = guard.settle(db_url, job.assignment, job.student, autograded, armed)
+    tampered = (
+        f"These tests did not run as written, because the notebook changed what they run with "
+        f"(library functions, names set by locked cells, or how IPython runs a cell), so they "
+        f"score 0: {', '.join(disturbed)}."
+        if disturbed
+        else ""
+    )
     notebook = nbformat.read(autograded, as_version=4)
     nbformat.write(hide_hidden_tests(notebook), autograded)
     feedback = api.generate_feedback(job.assignment, job.student)
@@ -111,12 +123,12 @@ def _autograde(job: Job, root: Path) -> Outcome:
     job.feedback_html.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(html, job.feedback_html)
 
-    with Gradebook(config.CourseDirectory.db_url) as gradebook:
+    with Gradebook(db_url) as gradebook:
         graded = gradebook.find_submission(job.assignment, job.student)
         tasks = {grade.name: grade.score for nb in graded.notebooks for grade in nb.grades}
         score = graded.score
-    status = TIMED_OUT if _timed_out_cells(notebook) else GRADED
-    return Outcome(job.student, job.assignment, status, score, tasks, for_instructor=log)
+    status = TIMED_OUT if _timed_out_cells(notebook) else TAMPERED if disturbed else GRADED
+    return Outcome(job.student, job.assignment, status, score, tasks, tampered, log)
 
 
 def run(job: Job) -> None:

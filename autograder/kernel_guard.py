@@ -1,0 +1,272 @@
+"""Runs inside the student's kernel, before any cell: keeps the tests' tools the course's own.
+
+The grader puts this file beside the guard's configuration and an IPython start-up file that
+loads it as a module of its own, outside ``sys.modules`` and the student's namespace
+(``autograder/guard.py``); the grader never imports it.
+
+Hidden tests run in the same kernel after the student's code, so an answer cell could replace
+what they call (``np.allclose = lambda *a, **k: True``), rebind a helper a locked cell defined,
+or change how IPython runs the next cells. Before each locked or graded cell this guard puts
+back every function, class and module that the public namespaces of the Python, NumPy, JAX,
+Flax, Optax, Orbax and quiz modules held when they were imported, the names the locked cells
+bound, IPython's cell machinery, and no trace hook. After a graded cell it checks that all of
+that is still in place and publishes a receipt keyed with a secret the grader wrote for this
+kernel alone; the grader gives no points to a graded cell without an intact receipt.
+
+What it does not stop: code written against the guard itself (it runs in the same process and
+can reach the guard's state). The sandbox keeps such code away from the instructor's files;
+the submission's source shows it to anyone who reads it.
+"""
+
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+import types
+
+from IPython import get_ipython
+from IPython.core.inputtransformer2 import TransformerManager
+
+# The public namespaces tests call into. Library internals are left alone: JAX, for one, fills
+# in module attributes of its private modules from other modules long after they are imported.
+GUARDED_MODULES = re.compile(
+    r"builtins|math|cmath|operator|functools|itertools|statistics|json|os|os\.path|pathlib"
+    r"|shutil|tempfile|time|numpy|numpy\.(testing|linalg|random|lib)"
+    r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
+    r"|optax|flax|flax\.nnx|orbax|orbax\.checkpoint|quiz(\..+)?"
+).fullmatch
+IPYTHON_NAMES = re.compile(r"_+|_i+|_i?\d+|In|Out|_oh|_dh|_ih|exit|quit|get_ipython").fullmatch
+SHELL_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
+SYS_HOOKS = ("displayhook", "excepthook", "breakpointhook")
+
+
+def _kept(namespace: dict) -> dict:
+    """The entries worth guarding: functions, classes, modules, any callable."""
+    return {k: v for k, v in namespace.items() if callable(v) or isinstance(v, types.ModuleType)}
+
+
+def _function_state(function: types.FunctionType) -> tuple:
+    return function.__code__, function.__defaults__, function.__kwdefaults__
+
+
+class _CourseGuard:
+    def __init__(self, shell, config: dict) -> None:
+        self.shell = shell
+        self.secret = bytes.fromhex(config["secret"])
+        self.graded: dict = config["graded"]  # sha256 of a graded cell's source -> grade_id
+        self.locked = set(config["locked"])  # sha256 of the other locked cells' sources
+        self.mime = config["mime"]
+        self.publish = shell.display_pub.publish
+        self.modules: dict = {}  # name -> (module, guarded entries)
+        self.classes: dict = {}  # id -> (class, guarded entries)
+        self.functions: dict = {}  # id -> (function, (code, defaults, kwdefaults))
+        self.trusted_names: dict = {}  # bound by locked cells: name -> value
+        self.trusted_callbacks: list = []
+        self.cell, self.grade_id, self.transformed_as_written = "", None, False
+        self.names_before: dict = {}
+        self.callbacks_before: list = []
+        for name, module in list(sys.modules.items()):
+            self.watch_module(name, module)
+        for obj in (shell, shell.events, shell.display_pub, shell.displayhook):
+            self.watch_class(type(obj))
+        self.watch_class(TransformerManager)
+        self.shell_entries = {k: v for k, v in vars(shell).items() if callable(v)}
+        self.shell_lists = {name: list(getattr(shell, name)) for name in SHELL_LISTS}
+        self.custom_exceptions = (shell.custom_exceptions, shell.CustomTB)
+        self.sys_hooks = {name: getattr(sys, name) for name in SYS_HOOKS}
+
+    # -- what is guarded -------------------------------------------------------------------
+
+    def watch_function(self, value: object) -> None:
+        if isinstance(value, types.FunctionType) and id(value) not in self.functions:
+            self.functions[id(value)] = (value, _function_state(value))
+
+    def watch_module(self, name: str, module: object) -> None:
+        if name in self.modules or not GUARDED_MODULES(name):
+            return
+        if not isinstance(module, types.ModuleType):
+            return
+        try:
+            kept = _kept(dict(vars(module)))
+        except TypeError:
+            return
+        self.modules[name] = (module, kept)
+        for value in kept.values():
+            self.watch_function(value)
+
+    def watch_class(self, cls: type) -> None:
+        for klass in cls.__mro__[:-1]:  # not object
+            if id(klass) not in self.classes:
+                kept = _kept(dict(vars(klass)))
+                self.classes[id(klass)] = (klass, kept)
+                for value in kept.values():
+                    self.watch_function(value)
+
+    def find_spec(self, name, path=None, target=None):
+        """A meta-path finder that records each module as soon as its code has run."""
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is None:
+                continue
+            execute = getattr(spec.loader, "exec_module", None)
+            if execute is not None and not isinstance(spec.loader, type):
+
+                def exec_module(module, _execute=execute):
+                    _execute(module)
+                    self.watch_module(module.__name__, module)
+
+                try:
+                    spec.loader.exec_module = exec_module
+                except (AttributeError, TypeError):
+                    pass
+            return spec
+        return None
+
+    # -- comparing and restoring -----------------------------------------------------------
+
+    def callbacks(self) -> list:
+        return [c for callbacks in self.shell.events.callbacks.values() for c in callbacks]
+
+    def added_methods(self, klass: type, kept: dict) -> list:
+        return [k for k, v in vars(klass).items() if k not in kept and callable(v)]
+
+    def shadowing_methods(self) -> list:
+        """Instance attributes that hide one of the shell's methods."""
+        cls = type(self.shell)
+        return [
+            k
+            for k in vars(self.shell)
+            if k not in self.shell_entries and callable(getattr(cls, k, None))
+        ]
+
+    def changes(self) -> list:
+        """What differs from the guarded state; restores nothing."""
+        found = []
+        for name, (module, kept) in self.modules.items():
+            namespace = vars(module)
+            found += [f"{name}.{k}" for k, v in kept.items() if namespace.get(k) is not v]
+        for klass, kept in self.classes.values():
+            namespace = vars(klass)
+            found += [f"{klass.__name__}.{k}" for k, v in kept.items() if namespace.get(k) is not v]
+            found += [f"{klass.__name__}.{k}" for k in self.added_methods(klass, kept)]
+        for function, state in self.functions.values():
+            if _function_state(function) != state:
+                found.append(f"{function.__qualname__}.__code__")
+        shell = self.shell
+        found += [k for k, v in self.shell_entries.items() if vars(shell).get(k) is not v]
+        found += self.shadowing_methods()
+        found += [k for k, v in self.shell_lists.items() if getattr(shell, k) != v]
+        found += [k for k, v in self.sys_hooks.items() if getattr(sys, k) is not v]
+        if (shell.custom_exceptions, shell.CustomTB) != self.custom_exceptions:
+            found.append("custom exception handler")
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            found.append("trace or profile hook")
+        if not sys.meta_path or sys.meta_path[0] is not self:
+            found.append("sys.meta_path")
+        found += [f"callback {c!r}" for c in self.callbacks() if c not in self.trusted_callbacks]
+        return found
+
+    def restore(self) -> None:
+        for name, (module, kept) in self.modules.items():
+            namespace = vars(module)
+            for k, v in kept.items():
+                if namespace.get(k) is not v:
+                    namespace[k] = v
+            if sys.modules.get(name, module) is not module:
+                sys.modules[name] = module
+        for klass, kept in self.classes.values():
+            for k, v in kept.items():
+                if vars(klass).get(k) is not v:
+                    setattr(klass, k, v)
+            for k in self.added_methods(klass, kept):
+                delattr(klass, k)
+        for function, state in self.functions.values():
+            if _function_state(function) != state:
+                function.__code__, function.__defaults__, function.__kwdefaults__ = state
+        shell = self.shell
+        for k in self.shadowing_methods():
+            delattr(shell, k)
+        vars(shell).update(self.shell_entries)
+        for name, saved in self.shell_lists.items():
+            getattr(shell, name)[:] = saved
+        for name, hook in self.sys_hooks.items():
+            setattr(sys, name, hook)
+        shell.custom_exceptions, shell.CustomTB = self.custom_exceptions
+        for callbacks in shell.events.callbacks.values():
+            callbacks[:] = [c for c in callbacks if c in self.trusted_callbacks]
+        sys.settrace(None)
+        sys.setprofile(None)
+        threading.settrace(None)
+        threading.setprofile(None)
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        sys.meta_path.insert(0, self)
+        namespace = shell.user_ns
+        namespace["__builtins__"] = self.modules["builtins"][0]
+        for k, v in self.trusted_names.items():
+            if namespace.get(k) is not v:
+                namespace[k] = v
+
+    # -- IPython's events ------------------------------------------------------------------
+
+    def receipt(self, grade_id: str, verdict: str) -> str:
+        return hashlib.sha256(self.secret + f"{grade_id}:{verdict}".encode()).hexdigest()
+
+    def before_cell(self, info) -> None:
+        self.cell = hashlib.sha256(info.raw_cell.encode()).hexdigest()
+        self.grade_id = self.graded.get(self.cell)
+        for name, module in list(sys.modules.items()):
+            self.watch_module(name, module)
+        if self.grade_id is None and self.cell not in self.locked:
+            return
+        self.restore()
+        self.names_before = dict(self.shell.user_ns)
+        self.callbacks_before = self.callbacks()
+        # IPython transforms a cell before this event: compare with a clean transformation.
+        clean = TransformerManager().transform_cell(info.raw_cell)
+        self.transformed_as_written = info.transformed_cell == clean
+
+    def after_cell(self, result) -> None:
+        if self.grade_id is None and self.cell not in self.locked:
+            return
+        self.trusted_callbacks += [c for c in self.callbacks() if c not in self.callbacks_before]
+        for k, v in self.shell.user_ns.items():
+            if not IPYTHON_NAMES(k) and self.names_before.get(k, self.names_before) is not v:
+                self.trusted_names[k] = v
+        if self.grade_id is None:
+            return
+        found = self.changes() if self.transformed_as_written else ["the cell was transformed"]
+        verdict = "disturbed" if found else "intact"
+        receipt = {
+            "grade_id": self.grade_id,
+            "verdict": verdict,
+            "receipt": self.receipt(self.grade_id, verdict),
+            "changed": found[:10],
+        }
+        self.publish(data={self.mime: receipt}, metadata={})
+
+    def start(self) -> None:
+        sys.meta_path.insert(0, self)
+        self.shell.events.register("pre_run_cell", self.before_cell)
+        self.shell.events.register("post_run_cell", self.after_cell)
+        self.trusted_callbacks = self.callbacks()
+
+
+def _start_course_guard() -> None:
+    config_path = os.environ.pop("COURSE_GUARD", "")
+    if not config_path:
+        return
+    with open(config_path, encoding="utf-8") as file:
+        config = json.load(file)
+    try:
+        os.unlink(config_path)  # the secret now lives only in the guard
+    except OSError:
+        pass
+    _CourseGuard(get_ipython(), config).start()
+
+
+_start_course_guard()

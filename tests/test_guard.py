@@ -1,0 +1,123 @@
+"""The grader's guard: what an answer cell does to the tests' tools is undone or flagged.
+
+Each case runs a small notebook under the guard in a real kernel: a locked setup cell, the
+tampering answer cell, then graded test cells that rely on numpy, a builtin, a helper from the
+setup cell and the quiz package. "undone": the tests run with the course's own tools and their
+receipts are intact. "flagged": the guard cannot undo it before the test runs, so the test's
+receipt is missing or says disturbed, and the grader gives the cell no points.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder import guard
+from autograder.config import CELL_TIMEOUT_S
+
+SETUP = "import numpy as np\nimport quiz\n\n\ndef helper():\n    return 1\n"
+TESTS = {
+    "test-values": (
+        "assert not np.allclose(0.0, 1.0)\n"
+        "assert not all([True, False])\n"
+        "assert helper() == 1\n"
+        "assert quiz.points({}, '00_gpu_detection') == 0\n"
+        "import numpy\nassert numpy is np\n"
+    ),
+    "test-raises": (
+        "try:\n    np.testing.assert_allclose(0.0, 1.0)\nexcept AssertionError:\n    pass\n"
+        "else:\n    raise RuntimeError('assert_allclose did not raise')\n"
+    ),
+    "test-fails": "assert helper() == 2, 'this test fails and must say so'",
+}
+UNDONE = {
+    "patches np.allclose": "np.allclose = lambda *a, **k: True",
+    "patches numpy.testing": (
+        "import numpy.testing as npt\nnpt.assert_allclose = lambda *a, **k: None"
+    ),
+    "patches a builtin": "import builtins\nbuiltins.all = lambda x: True",
+    "replaces __builtins__": "__builtins__ = {'all': lambda x: True}",
+    "rebinds a locked helper": "helper = lambda: 2",
+    "swaps a function's code": "quiz.points.__code__ = (lambda answers, lesson: 5).__code__",
+    "replaces a module in sys.modules": (
+        "import sys, types\nsys.modules['numpy'] = types.SimpleNamespace(allclose=None)"
+    ),
+    "swallows exceptions": "get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)",
+    "silences tracebacks": "get_ipython().showtraceback = lambda *a, **k: None",
+    "patches the shell's class": "type(get_ipython()).showtraceback = lambda *a, **k: None",
+    "sets a trace hook": "import sys\nsys.settrace(lambda *a: None)",
+    "honest code beside the tests": (
+        "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
+    ),
+}
+FLAGGED = {
+    "blanks later cells": "get_ipython().input_transformers_post.append(lambda lines: [])",
+    "re-patches after the guard": (
+        "get_ipython().events.register(\n"
+        "    'pre_run_cell', lambda info: setattr(np, 'allclose', lambda *a, **k: True)\n)"
+    ),
+}
+
+
+def _run(answer: str, tmp_path: Path) -> tuple[nbformat.NotebookNode, list[str]]:
+    cells = [SETUP, answer, *TESTS.values()]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    for cell, grade_id in zip(notebook.cells[2:], TESTS, strict=True):
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "locked": True}
+    graded = {guard.source_hash(source): grade_id for grade_id, source in TESTS.items()}
+    with guard.arm_cells(graded, [guard.source_hash(SETUP)], tmp_path) as armed:
+        NotebookClient(
+            notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True
+        ).execute()
+    return notebook, guard.check_receipts(notebook, armed)
+
+
+def _errors(cell: nbformat.NotebookNode) -> list[str]:
+    return [o.evalue for o in cell.outputs if o.output_type == "error"]
+
+
+def _ran_as_written(notebook: nbformat.NotebookNode, flagged: list[str]) -> None:
+    """Every test cell the guard did not flag ran with the course's tools."""
+    expected_errors = {
+        "test-values": [],
+        "test-raises": [],
+        "test-fails": ["this test fails and must say so"],
+    }
+    for cell, grade_id in zip(notebook.cells[2:], TESTS, strict=True):
+        if grade_id not in flagged:
+            assert _errors(cell) == expected_errors[grade_id], (grade_id, _errors(cell))
+    assert not any(guard.MIME in o.get("data", {}) for c in notebook.cells for o in c.outputs)
+
+
+@pytest.mark.parametrize("answer", UNDONE.values(), ids=UNDONE.keys())
+def test_the_guard_undoes_it(answer: str, tmp_path: Path) -> None:
+    notebook, disturbed = _run(answer, tmp_path)
+    assert disturbed == []
+    _ran_as_written(notebook, disturbed)
+
+
+@pytest.mark.parametrize("answer", FLAGGED.values(), ids=FLAGGED.keys())
+def test_the_guard_flags_what_it_cannot_undo_in_time(answer: str, tmp_path: Path) -> None:
+    # The tampering reaches the first test cell (it acts before the guard's restore, or
+    # after it); the guard flags that cell and has undone the tampering for the next ones.
+    notebook, disturbed = _run(answer, tmp_path)
+    assert disturbed == ["test-values"], disturbed
+    _ran_as_written(notebook, disturbed)
+
+
+def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
+    forge = (
+        "from IPython.display import display\n"
+        "def _forge(result):\n"
+        "    for grade_id in ('test-values', 'test-raises', 'test-fails'):\n"
+        "        display({'" + guard.MIME + "': {'grade_id': grade_id, 'verdict': 'intact',"
+        " 'receipt': '0' * 64}}, raw=True)\n"
+        "get_ipython().input_transformers_post.append(lambda lines: [])\n"
+        "get_ipython().events.register('post_run_cell', _forge)"
+    )
+    notebook, disturbed = _run(forge, tmp_path)
+    assert disturbed == ["test-values"], disturbed
+    _ran_as_written(notebook, disturbed)
