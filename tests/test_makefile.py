@@ -1,4 +1,7 @@
-"""The two commands: what `make lab` / `make test` would run, and that CI runs only `make test`."""
+"""The two commands: what `make lab` / `make test` would run, and that CI runs only `make test`.
+
+tests/test_install.py runs the install rule for real; here `make --dry-run`.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,12 @@ from pathlib import Path
 import pytest
 
 from autograder.config import REPO_ROOT
+
+UV_VERSION = next(
+    line.split("==")[1].strip()
+    for line in (REPO_ROOT / "requirements.lock").read_text().splitlines()
+    if line.startswith("uv==")
+)
 
 
 def dry_run(*args: str, venv: Path) -> str:
@@ -29,8 +38,9 @@ def test_lab_installs_from_the_right_lock_then_starts_jupyterlab(
     flag: str, lock: str, tmp_path: Path
 ) -> None:
     commands = dry_run("lab", flag, venv=tmp_path / "venv")
-    assert f"uv pip sync --python {tmp_path}/venv/bin/python {lock}\n" in commands
-    assert "uv==" in commands, "uv itself must come from the lock's pin"
+    assert f'"$uv" pip sync --python {tmp_path}/venv/bin/python {lock};' in commands
+    assert f"tools/bootstrap_uv.py {UV_VERSION} " in commands, "uv must be the lock's pin"
+    assert f'"$uv" venv --python 3.11 {tmp_path}/venv' in commands
     lab = commands.strip().splitlines()[-1]
     assert "jupyter lab" in lab
     assert ("--allow-root" in lab) == (os.geteuid() == 0)
@@ -38,7 +48,7 @@ def test_lab_installs_from_the_right_lock_then_starts_jupyterlab(
 
 def test_test_installs_then_runs_pytest(tmp_path: Path) -> None:
     commands = dry_run("test", venv=tmp_path / "venv").strip().splitlines()
-    assert any("uv pip sync" in line for line in commands)
+    assert any('"$uv" pip sync' in line for line in commands)
     assert "-m pytest" in commands[-1]
 
 
