@@ -1,7 +1,7 @@
 # Two commands on a fresh machine:
 #   make lab    create .venv from the lock if needed, then open JupyterLab on the course
 #   make test   the same install, then the whole test suite
-# Add GPU=1 to either for the CUDA 12 build of the same JAX version.
+# Add GPU=1 to either for the CUDA 12 build of the same JAX version, GPU=cuda13 for CUDA 13.
 #
 # What the install needs: make, and uv or any python3 >= 3.9. The venv is Python 3.11 (the
 # locks are resolved for it) whatever python3 is: `uv venv --python 3.11` uses an installed
@@ -16,23 +16,29 @@ PORT   ?= 8888
 LAB_ARGS ?=
 PYTEST_ARGS ?= -n auto --dist loadscope
 
-ifeq ($(GPU),1)
-LOCK := requirements-gpu.lock
-else
+ifeq ($(GPU),0)
 LOCK := requirements.lock
+else ifneq ($(filter 1 cuda12,$(GPU)),)
+LOCK := requirements-gpu.lock
+CUDA := 12
+else ifeq ($(GPU),cuda13)
+LOCK := requirements-cuda13.lock
+CUDA := 13
+else
+$(error GPU=$(GPU): use GPU=0 (CPU), GPU=1 or GPU=cuda12 (CUDA 12 wheels), or GPU=cuda13)
 endif
 
 BIN    := $(abspath $(VENV))/bin
 STAMP  := $(VENV)/.installed-from-$(LOCK)
 UV_PIN := $(shell grep -E '^uv==' $(LOCK))
-AGAIN  := make $(MAKECMDGOALS)$(if $(filter 1,$(GPU)), GPU=1)
+AGAIN  := make $(MAKECMDGOALS)$(if $(CUDA), GPU=$(GPU))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: help install lab test browser lock release clean-notebooks run-course gpu-check grade-benchmark
 
 help:
-	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12; PORT=$(PORT))"
+	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12, GPU=cuda13; PORT=$(PORT))"
 	@echo "make test       run the whole test suite"
 	@echo "make release    regenerate lessons/*/exercises.ipynb from solutions/"
 	@echo "make run-course execute every lesson headless and write artifacts/course-run/report.md"
@@ -50,6 +56,7 @@ NOT_311 = $(VENV) is $$($(BIN)/python --version 2>&1), not Python 3.11: remove i
 	then run $(AGAIN) again
 
 $(STAMP): $(LOCK) pyproject.toml
+	@$(if $(CUDA),sh tools/check_driver.sh $(CUDA))
 	@set -e; uv="$(UV)"; \
 	if [ -z "$$uv" ] && [ -x $(BIN)/uv ]; then uv=$(BIN)/uv; fi; \
 	if [ -z "$$uv" ]; then uv=$$(command -v uv || true); fi; \
@@ -112,6 +119,8 @@ lock: $(STAMP)
 		--python-platform x86_64-manylinux_2_28 -o requirements.lock
 	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
 		--python-platform x86_64-manylinux_2_28 --extra gpu -o requirements-gpu.lock
+	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
+		--python-platform x86_64-manylinux_2_28 --extra cuda13 -o requirements-cuda13.lock
 	$(BIN)/python tools/render_environment.py
 
 # Serial vs parallel `python -m autograder grade` on 20 synthetic students of lesson 00.
