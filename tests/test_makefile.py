@@ -6,6 +6,7 @@ tests/test_install.py runs the install rule for real; here `make --dry-run` and 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -182,3 +183,14 @@ def test_make_lab_gpu_cuda13_stops_on_a_cuda12_driver_before_installing(tmp_path
         "use GPU=1 (the CUDA 12 wheels) or update the driver."
     ]
     assert not (tmp_path / "venv").exists()
+
+
+def test_readme_states_the_driver_floors_the_check_uses() -> None:
+    script = (REPO_ROOT / "tools/check_driver.sh").read_text()
+    readme = (REPO_ROOT / "README.md").read_text()
+    floors = re.findall(r"^(\d+)\) driver=(\d+) ;;$", script, re.M)
+    assert floors == [("12", "525"), ("13", "580")]
+    for cuda, driver in floors:
+        assert f">= {driver} for CUDA {cuda}" in readme, f"README: CUDA {cuda} needs {driver}"
+        assert f"{driver} or newer" in readme
+    assert "jax-ml/jax/blob/jax-v0.10.2/docs/installation.md" in readme, "cite the source"
