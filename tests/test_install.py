@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import REPO_ROOT
+from tests.make_env import make_env
 
 sys.path.insert(0, str(REPO_ROOT / "tools"))
 import bootstrap_uv  # noqa: E402
@@ -33,8 +34,6 @@ UV_VERSION = next(
 # fetching it.
 COURSE_UV = Path(sys.executable).with_name("uv")
 INTERPRETER = re.compile(r"(python|pypy|graalpy)[0-9.]*$")
-# Environment that would steer uv or make away from what a learner's shell does.
-STEERING = ("VIRTUAL_ENV", "CONDA_PREFIX", "UV_PYTHON", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
 
 NO_311 = (
     "No Python 3.11 here and uv could not download one: put a python3.11 on the PATH (apt, "
@@ -98,8 +97,7 @@ def another_python() -> tuple[str, tuple[int, int]] | None:
 
 
 def learner_env(path: str, **extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in STEERING}
-    return {**env, "PATH": path, **extra}
+    return make_env(PATH=path, **extra)
 
 
 def make_install(venv: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import REPO_ROOT
+from tests.make_env import make_env
 
 UV_VERSION = next(
     line.split("==")[1].strip()
@@ -38,6 +39,7 @@ def dry_run(*args: str, venv: Path) -> str:
         capture_output=True,
         text=True,
         check=True,
+        env=make_env(),
     )
     return result.stdout.replace("\\\n", " ")  # join continued lines
 
@@ -72,6 +74,7 @@ def test_an_unknown_gpu_flavour_is_refused(tmp_path: Path) -> None:
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
+        env=make_env(),
     )
     assert result.returncode != 0
     assert "GPU=cuda11: use GPU=0 (CPU), GPU=1 or GPU=cuda12" in result.stderr
@@ -171,11 +174,11 @@ def test_the_driver_check_without_nvidia_smi_says_so_and_goes_on(tmp_path: Path)
 def test_make_lab_gpu_cuda13_stops_on_a_cuda12_driver_before_installing(tmp_path: Path) -> None:
     fake = fake_nvidia_smi(tmp_path / "bin", "550.54.14", "12.4")
     result = subprocess.run(
-        ["make", "lab", "GPU=cuda13", f"VENV={tmp_path / 'venv'}", "UV=/nonexistent/uv"],
+        ["make", "--no-print-directory", "lab", "GPU=cuda13", f"VENV={tmp_path / 'venv'}"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        env={**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"},
+        env=make_env(PATH=f"{fake}:{os.environ['PATH']}", UV="/nonexistent/uv"),
     )
     assert result.returncode != 0
     assert result.stdout.splitlines() == [
