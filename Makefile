@@ -1,31 +1,44 @@
 # Two commands on a fresh machine:
 #   make lab    create .venv from the lock if needed, then open JupyterLab on the course
 #   make test   the same install, then the whole test suite
-# Add GPU=1 to either for the CUDA 12 build of the same JAX version.
+# Add GPU=1 to either for the CUDA 12 build of the same JAX version, GPU=cuda13 for CUDA 13.
+#
+# What the install needs: make, and uv or any python3 >= 3.9. The venv is Python 3.11 (the
+# locks are resolved for it) whatever python3 is: `uv venv --python 3.11` uses an installed
+# 3.11 or downloads uv's own. uv is, in this order: UV=/path/to/uv, the venv's own (the lock's
+# pin), a uv on the PATH, or the lock's uv fetched from the package index by $(PYTHON).
 
 PYTHON ?= python3
+UV     ?=
 VENV   ?= .venv
 GPU    ?= 0
 PORT   ?= 8888
 LAB_ARGS ?=
 PYTEST_ARGS ?= -n auto --dist loadscope
 
-ifeq ($(GPU),1)
-LOCK := requirements-gpu.lock
-else
+ifeq ($(GPU),0)
 LOCK := requirements.lock
+else ifneq ($(filter 1 cuda12,$(GPU)),)
+LOCK := requirements-gpu.lock
+CUDA := 12
+else ifeq ($(GPU),cuda13)
+LOCK := requirements-cuda13.lock
+CUDA := 13
+else
+$(error GPU=$(GPU): use GPU=0 (CPU), GPU=1 or GPU=cuda12 (CUDA 12 wheels), or GPU=cuda13)
 endif
 
 BIN    := $(abspath $(VENV))/bin
 STAMP  := $(VENV)/.installed-from-$(LOCK)
 UV_PIN := $(shell grep -E '^uv==' $(LOCK))
+AGAIN  := make $(MAKECMDGOALS)$(if $(CUDA), GPU=$(GPU))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: help install lab test browser lock release clean-notebooks run-course gpu-check grade-benchmark
 
 help:
-	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12; PORT=$(PORT))"
+	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12, GPU=cuda13; PORT=$(PORT))"
 	@echo "make test       run the whole test suite"
 	@echo "make release    regenerate lessons/*/exercises.ipynb from solutions/"
 	@echo "make run-course execute every lesson headless and write artifacts/course-run/report.md"
@@ -34,13 +47,33 @@ help:
 	@echo "make browser    install Debian's chromium for the browser tests (make test does this)"
 	@echo "make grade-benchmark  time serial vs parallel grading of 20 synthetic students"
 
+# The one-line answers when the install cannot go on ($$py: what $(PYTHON) is, if anything).
+NO_UV  = No uv here, and $(PYTHON) is $${py:-missing}$${py:+, older than 3.9}: install uv \
+	(https://docs.astral.sh/uv/) or Python 3.9 or newer (PYTHON=/path/to/python3), then run $(AGAIN) again
+NO_311 = No Python 3.11 here and uv could not download one: put a python3.11 on the PATH (apt, \
+	deadsnakes, pyenv, conda) or let uv reach github.com (or set UV_PYTHON_INSTALL_MIRROR), then run $(AGAIN) again
+NOT_311 = $(VENV) is $$($(BIN)/python --version 2>&1), not Python 3.11: remove it (rm -rf $(VENV)), \
+	then run $(AGAIN) again
+
 $(STAMP): $(LOCK) pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
-		|| { echo "The locks are resolved for Python 3.11; run: make $(MAKECMDGOALS) PYTHON=python3.11"; exit 1; }
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check "$(UV_PIN)"
-	$(BIN)/uv pip sync --python $(BIN)/python $(LOCK)
-	$(BIN)/uv pip install --python $(BIN)/python --no-deps --editable .
+	@$(if $(CUDA),sh tools/check_driver.sh $(CUDA))
+	@set -e; uv="$(UV)"; \
+	if [ -z "$$uv" ] && [ -x $(BIN)/uv ]; then uv=$(BIN)/uv; fi; \
+	if [ -z "$$uv" ]; then uv=$$(command -v uv || true); fi; \
+	if [ -z "$$uv" ]; then \
+		py=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || py=; \
+		$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null \
+			|| { echo "$(NO_UV)"; exit 1; }; \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+		uv=$$($(PYTHON) tools/bootstrap_uv.py $(patsubst uv==%,%,$(UV_PIN)) "$$tmp"); \
+	fi; \
+	echo "uv: $$uv ($$("$$uv" --version))"; \
+	test -x $(BIN)/python || "$$uv" venv --python 3.11 $(VENV) \
+		|| { "$$uv" python find 3.11 >/dev/null 2>&1 || echo "$(NO_311)"; exit 1; }; \
+	$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
+		|| { echo "$(NOT_311)"; exit 1; }; \
+	"$$uv" pip sync --python $(BIN)/python $(LOCK); \
+	"$$uv" pip install --python $(BIN)/python --no-deps --editable .
 	rm -f $(VENV)/.installed-from-*
 	touch $@
 
@@ -86,6 +119,8 @@ lock: $(STAMP)
 		--python-platform x86_64-manylinux_2_28 -o requirements.lock
 	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
 		--python-platform x86_64-manylinux_2_28 --extra gpu -o requirements-gpu.lock
+	$(BIN)/uv pip compile pyproject.toml --quiet --no-header --python-version 3.11 \
+		--python-platform x86_64-manylinux_2_28 --extra cuda13 -o requirements-cuda13.lock
 	$(BIN)/python tools/render_environment.py
 
 # Serial vs parallel `python -m autograder grade` on 20 synthetic students of lesson 00.

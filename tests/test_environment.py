@@ -9,6 +9,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.utils import canonicalize_name
 
 from autograder.config import REPO_ROOT
@@ -18,6 +19,9 @@ import render_environment  # noqa: E402
 
 LOCK = REPO_ROOT / "requirements.lock"
 GPU_LOCK = REPO_ROOT / "requirements-gpu.lock"
+CUDA13_LOCK = REPO_ROOT / "requirements-cuda13.lock"
+# Each GPU lock: its pyproject extra and its CUDA major version.
+GPU_LOCKS = {GPU_LOCK: ("gpu", 12), CUDA13_LOCK: ("cuda13", 13)}
 DOCKERFILE = REPO_ROOT / "Dockerfile"
 PYPROJECT = REPO_ROOT / "pyproject.toml"
 
@@ -42,14 +46,19 @@ def test_direct_dependencies_are_pinned_exactly_and_locked() -> None:
         assert locked.get(name) == version, f"requirements.lock has {name}=={locked.get(name)}"
 
 
-def test_gpu_lock_is_the_cpu_lock_plus_cuda_wheels() -> None:
-    cpu, gpu = pins(LOCK), pins(GPU_LOCK)
+@pytest.mark.parametrize("lock", GPU_LOCKS, ids=lambda lock: lock.name)
+def test_gpu_lock_is_the_cpu_lock_plus_cuda_wheels(lock: Path) -> None:
+    extra, cuda = GPU_LOCKS[lock]
+    cpu, gpu = pins(LOCK), pins(lock)
     differing = {name for name in cpu if gpu.get(name) != cpu[name]}
-    assert not differing, f"GPU lock pins these differently: {sorted(differing)}"
-    extra = set(gpu) - set(cpu)
-    assert extra, "the GPU lock adds no CUDA packages"
-    assert all(name.startswith(("jax-cuda12-", "nvidia-")) for name in extra), sorted(extra)
-    assert gpu["jax-cuda12-plugin"] == gpu["jax"] == gpu["jaxlib"]
+    assert not differing, f"{lock.name} pins these differently: {sorted(differing)}"
+    extra_pins = set(gpu) - set(cpu)
+    assert extra_pins, f"{lock.name} adds no CUDA packages"
+    assert all(name.startswith((f"jax-cuda{cuda}-", "nvidia-")) for name in extra_pins), sorted(
+        extra_pins
+    )
+    assert gpu[f"jax-cuda{cuda}-plugin"] == gpu["jax"] == gpu["jaxlib"]
+    assert project()["optional-dependencies"][extra] == [f"jax[cuda{cuda}]=={gpu['jax']}"]
 
 
 def test_environment_yml_is_rendered_from_the_lock() -> None:
@@ -81,11 +90,13 @@ def test_dockerfile_passes_hadolint() -> None:
 
 
 def test_this_environment_is_installed_from_the_lock() -> None:
-    try:
-        importlib.metadata.version("jax-cuda12-plugin")
-        lock = GPU_LOCK
-    except importlib.metadata.PackageNotFoundError:
-        lock = LOCK
+    lock = LOCK
+    for gpu_lock, (_, cuda) in GPU_LOCKS.items():
+        try:
+            importlib.metadata.version(f"jax-cuda{cuda}-plugin")
+            lock = gpu_lock
+        except importlib.metadata.PackageNotFoundError:
+            pass
     wrong = {}
     for name, version in pins(lock).items():
         try:

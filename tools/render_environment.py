@@ -15,6 +15,7 @@ HEADER = """\
 # Generated from requirements.lock by `make lock` (tools/render_environment.py): do not edit.
 #   conda env create -f environment.yml && conda activate jax-on-nvidia-gpus
 # On an NVIDIA GPU, then: pip install -r requirements-gpu.lock   (same pins plus jax[cuda12])
+#   or, with an NVIDIA driver >= 580: pip install -r requirements-cuda13.lock   (jax[cuda13])
 name: jax-on-nvidia-gpus
 channels:
   - conda-forge
