@@ -69,7 +69,7 @@ $(STAMP): $(LOCK) pyproject.toml
 	fi; \
 	echo "uv: $$uv ($$("$$uv" --version))"; \
 	test -x $(BIN)/python || "$$uv" venv --python 3.11 $(VENV) \
-		|| { "$$uv" python find 3.11 >/dev/null 2>&1 || echo "$(NO_311)"; exit 1; }; \
+		|| { "$$uv" python find --system 3.11 >/dev/null 2>&1 || echo "$(NO_311)"; exit 1; }; \
 	$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
 		|| { echo "$(NOT_311)"; exit 1; }; \
 	"$$uv" pip sync --python $(BIN)/python $(LOCK); \
