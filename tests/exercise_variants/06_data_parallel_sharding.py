@@ -68,6 +68,9 @@ def shard_shape(global_shape, mesh_axes, spec):
     },
     "every line that mentions all-reduce counted (get-tuple-element too)": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
@@ -80,6 +83,9 @@ def all_reduce_bytes(compiled):
     },
     "four bytes per element whatever the type": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
@@ -92,6 +98,9 @@ def all_reduce_bytes(compiled):
     },
     "only the first shape of a tuple": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
@@ -104,6 +113,9 @@ def all_reduce_bytes(compiled):
     },
     "every shape on the line, operands included": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
@@ -115,6 +127,9 @@ def all_reduce_bytes(compiled):
     },
     "an async start and done counted twice": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
@@ -127,6 +142,9 @@ def all_reduce_bytes(compiled):
     },
     "every collective counted, all-gathers too": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
@@ -263,6 +281,9 @@ def shard_shape(global_shape, mesh_axes, spec):
     },
     "all-reduce bytes by scanning for brackets": {
         "task2-solution": """
+import re
+
+
 def all_reduce_bytes(compiled):
     total = 0
     for line in compiled.as_text().splitlines():
