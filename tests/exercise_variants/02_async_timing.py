@@ -128,6 +128,145 @@ def train(step, params, batches, log_every):
     return params, history
 """,
     },
+    "block_until_ready on every step (a sync without a transfer)": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        loss.block_until_ready()
+        window.append(loss)
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(jnp.mean(jnp.stack(window))))))
+            window = []
+    return params, history
+""",
+    },
+    "jax.block_until_ready of the step's outputs every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, total = [], 0.0
+    for number, batch in enumerate(batches, start=1):
+        params, loss = jax.block_until_ready(step(params, batch))
+        total = total + loss
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(total)) / log_every))
+            total = 0.0
+    return params, history
+""",
+    },
+    "loss.item() every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, total = [], 0.0
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        total += loss.item()
+        if number % log_every == 0:
+            history.append((number, total / log_every))
+            total = 0.0
+    return params, history
+""",
+    },
+    "prints the loss every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        print(f"step {number}: loss {loss:.4f}")
+        window.append(loss)
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(jnp.mean(jnp.stack(window))))))
+            window = []
+    return params, history
+""",
+    },
+    "tracks the best loss with an if every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window, best = [], [], None
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        if best is None or loss < best:
+            best = loss
+        window.append(loss)
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(jnp.mean(jnp.stack(window))))))
+            window = []
+    return params, history
+""",
+    },
+    "running mean on the device, but read every step": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, total = [], 0.0
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        total = total + loss
+        running = float(total) / (number % log_every or log_every)
+        if number % log_every == 0:
+            history.append((number, running))
+            total = 0.0
+    return params, history
+""",
+    },
+    "reads the previous step's loss one step late": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, values, pending = [], [], None
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        if pending is not None:
+            values.append(float(pending))
+        pending = loss
+        if number % log_every == 0:
+            values.append(float(jax.device_get(pending)))
+            pending = None
+            history.append((number, sum(values) / len(values)))
+            values = []
+    return params, history
+""",
+    },
+    "summarize fetches leaf by leaf": {
+        "task3-solution": """
+def init_metrics():
+    return {
+        "count": jnp.zeros((), jnp.int32),
+        "total": jnp.zeros((), jnp.float32),
+        "max": jnp.full((), -jnp.inf, jnp.float32),
+    }
+
+
+def update_metrics(metrics, losses):
+    return {
+        "count": metrics["count"] + losses.shape[0],
+        "total": metrics["total"] + jnp.sum(losses),
+        "max": jnp.maximum(metrics["max"], jnp.max(losses)),
+    }
+
+
+def summarize(metrics):
+    count = int(jax.device_get(metrics["count"]))
+    total = float(jax.device_get(metrics["total"]))
+    return {"count": count, "mean": total / count, "max": float(jax.device_get(metrics["max"]))}
+""",
+    },
+    "keeps every loss: the metrics grow with each batch": {
+        "task3-solution": """
+def init_metrics():
+    return {"losses": jnp.zeros((0,), jnp.float32)}
+
+
+def update_metrics(metrics, losses):
+    return {"losses": jnp.concatenate([metrics["losses"], losses])}
+
+
+def summarize(metrics):
+    host = jax.device_get(metrics)["losses"]
+    return {"count": int(host.size), "mean": float(host.mean()), "max": float(host.max())}
+""",
+    },
     "off by one: steps counted from 0": {
         "task2-solution": """
 def train(step, params, batches, log_every):
@@ -326,6 +465,39 @@ def train(step, params, batches, log_every):
             values = jax.device_get(window)
             history.append((number, float(sum(values) / len(values))))
             window = []
+    return params, history
+""",
+    },
+    "Python running sum of device values, params waited for at the end": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history = []
+    total, count = 0.0, 0
+    for batch in batches:
+        params, loss = step(params, batch)
+        total = total + loss
+        count += 1
+        if count % log_every == 0:
+            mean = jax.device_get(total / log_every)
+            history.append((count, float(mean)))
+            total = 0.0
+    jax.block_until_ready(params)
+    return params, history
+""",
+    },
+    "jnp.array of the window, mean fetched with device_get": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    step_number = 0
+    for batch in batches:
+        step_number += 1
+        params, loss = step(params, batch)
+        window.append(loss)
+        if len(window) < log_every:
+            continue
+        history.append((step_number, jax.device_get(jnp.array(window).mean()).item()))
+        window.clear()
     return params, history
 """,
     },

@@ -153,39 +153,151 @@ def choose_batch_size(
     return batch
 """,
     },
-    "counts distinct shapes, not signatures": {
-        "task4-solution": """
-def count_compilations(fn, batches):
-    jitted = jax.jit(fn)
-    shapes = set()
-    for batch in batches:
-        jitted(batch)
-        shapes.add(np.shape(batch))
-    return len(shapes)
-""",
-    },
-    "counts calls, not compilations": {
-        "task4-solution": """
-def count_compilations(fn, batches):
-    jitted = jax.jit(fn)
-    calls = 0
-    for batch in batches:
-        jitted(batch)
-        calls += 1
-    return calls
-""",
-    },
-    "reads the cache of a shared jit": {
-        "task4-solution": """
-_jitted = {}
+    "multiplies by the mask (nan * 0 is nan)": {
+        "task2-solution": """
+def pad_batch(x, y, batch_size):
+    n = len(x)
+    if n > batch_size:
+        raise ValueError("too long")
+    x_pad = np.concatenate([x, np.zeros((batch_size - n, *x.shape[1:]), x.dtype)])
+    y_pad = np.concatenate([y, np.zeros((batch_size - n, *y.shape[1:]), y.dtype)])
+    return x_pad, y_pad, np.arange(batch_size) < n
 
 
-def count_compilations(fn, batches):
-    jitted = _jitted.setdefault(fn, jax.jit(fn))
-    before = jitted._cache_size()
-    for batch in batches:
-        jitted(batch)
-    return jitted._cache_size() - before
+def masked_mean(values, mask):
+    mask = jnp.asarray(mask, dtype=values.dtype)
+    return jnp.sum(values * mask) / jnp.sum(mask)
+""",
+    },
+    "multiplies by a float mask, guards only the division": {
+        "task2-solution": """
+def pad_batch(x, y, batch_size):
+    n = len(x)
+    if n > batch_size:
+        raise ValueError("too long")
+    x_pad = np.zeros((batch_size, *x.shape[1:]), x.dtype)
+    y_pad = np.zeros((batch_size, *y.shape[1:]), y.dtype)
+    x_pad[:n], y_pad[:n] = x, y
+    return x_pad, y_pad, (np.arange(batch_size) < n).astype(np.float32)
+
+
+def masked_mean(values, mask):
+    weights = jnp.asarray(mask).astype(jnp.float32)
+    return jnp.sum(values * weights) / jnp.maximum(jnp.sum(weights), 1.0)
+""",
+    },
+    "yields each chunk as it comes": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    for x, y in chunks:
+        if len(x):
+            yield x, y
+""",
+    },
+    "pads every chunk to the batch size": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    for x, y in chunks:
+        for start in range(0, len(x), batch_size):
+            xs, ys = x[start : start + batch_size], y[start : start + batch_size]
+            pad = batch_size - len(xs)
+            yield (
+                np.concatenate([xs, np.zeros((pad, *x.shape[1:]), x.dtype)]),
+                np.concatenate([ys, np.zeros((pad, *y.shape[1:]), y.dtype)]),
+            )
+""",
+    },
+    "drops the leftover rows of every chunk": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    for x, y in chunks:
+        for start in range(0, len(x) - batch_size + 1, batch_size):
+            yield x[start : start + batch_size], y[start : start + batch_size]
+""",
+    },
+    "reads the whole stream first": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    chunks = list(chunks)
+    if not chunks:
+        return
+    x = np.concatenate([c[0] for c in chunks])
+    y = np.concatenate([c[1] for c in chunks])
+    for start in range(0, len(x) - batch_size + 1, batch_size):
+        yield x[start : start + batch_size], y[start : start + batch_size]
+""",
+    },
+    "yields the ragged remainder at the end": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    x_buf, y_buf = None, None
+    for x, y in chunks:
+        x_buf = x if x_buf is None else np.concatenate([x_buf, x])
+        y_buf = y if y_buf is None else np.concatenate([y_buf, y])
+        while len(x_buf) >= batch_size:
+            yield x_buf[:batch_size], y_buf[:batch_size]
+            x_buf, y_buf = x_buf[batch_size:], y_buf[batch_size:]
+    if x_buf is not None and len(x_buf):
+        yield x_buf, y_buf
+""",
+    },
+    "at most one batch per chunk": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    x_buf, y_buf = None, None
+    for x, y in chunks:
+        x_buf = x if x_buf is None else np.concatenate([x_buf, x])
+        y_buf = y if y_buf is None else np.concatenate([y_buf, y])
+        if len(x_buf) >= batch_size:
+            yield x_buf[:batch_size], y_buf[:batch_size]
+            x_buf, y_buf = x_buf[batch_size:], y_buf[batch_size:]
+""",
+    },
+    "buffers on the device with jnp.concatenate": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    x_buf, y_buf = None, None
+    for x, y in chunks:
+        x, y = jnp.asarray(x), jnp.asarray(y)
+        x_buf = x if x_buf is None else jnp.concatenate([x_buf, x])
+        y_buf = y if y_buf is None else jnp.concatenate([y_buf, y])
+        while len(x_buf) >= batch_size:
+            yield x_buf[:batch_size], y_buf[:batch_size]
+            x_buf, y_buf = x_buf[batch_size:], y_buf[batch_size:]
+""",
+    },
+    "peeks one chunk ahead": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    it = iter(chunks)
+    upcoming = next(it, None)
+    x_buf, y_buf = [], []
+    while upcoming is not None:
+        current, upcoming = upcoming, next(it, None)
+        x_buf.append(current[0])
+        y_buf.append(current[1])
+        x_all, y_all = np.concatenate(x_buf), np.concatenate(y_buf)
+        full = len(x_all) // batch_size * batch_size
+        for start in range(0, full, batch_size):
+            yield x_all[start : start + batch_size], y_all[start : start + batch_size]
+        x_buf, y_buf = [x_all[full:]], [y_all[full:]]
+""",
+    },
+    "reuses one output buffer for every batch": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    x_out = y_out = None
+    filled = 0
+    for x, y in chunks:
+        if x_out is None:
+            x_out = np.empty((batch_size, *x.shape[1:]), x.dtype)
+            y_out = np.empty((batch_size, *y.shape[1:]), y.dtype)
+        for i in range(len(x)):
+            x_out[filled], y_out[filled] = x[i], y[i]
+            filled += 1
+            if filled == batch_size:
+                yield x_out, y_out
+                filled = 0
 """,
     },
 }
@@ -227,6 +339,22 @@ def masked_mean(values, mask):
     return jnp.where(keep, values, 0).sum() / keep.sum()
 """,
     },
+    "padding by slice assignment, jnp.mean with where=": {
+        "task2-solution": """
+def pad_batch(x, y, batch_size):
+    if len(x) > batch_size:
+        raise ValueError(f"{len(x)} rows > {batch_size}")
+    x_pad = np.zeros((batch_size,) + x.shape[1:], x.dtype)
+    y_pad = np.zeros((batch_size,) + y.shape[1:], y.dtype)
+    x_pad[: len(x)] = x
+    y_pad[: len(y)] = y
+    return x_pad, y_pad, np.arange(batch_size) < len(x)
+
+
+def masked_mean(values, mask):
+    return jnp.mean(values, where=jnp.asarray(mask) != 0)
+""",
+    },
     "integer arithmetic and a loop": {
         "task3-solution": """
 import math
@@ -249,19 +377,53 @@ def choose_batch_size(
     return steps * multiple
 """,
     },
-    "a list as counter, jit used as a decorator": {
+    "a row queue of index ranges": {
         "task4-solution": """
-def count_compilations(fn, batches):
-    traces = []
+import collections
 
-    @jax.jit
-    def step(batch):
-        traces.append(batch.shape)
-        return fn(batch)
 
-    for batch in batches:
-        step(batch)
-    return len(traces)
+def rebatch(chunks, batch_size):
+    pending = collections.deque()
+    rows = 0
+    for x, y in chunks:
+        if len(x):
+            pending.append((x, y))
+            rows += len(x)
+        while rows >= batch_size:
+            parts_x, parts_y, need = [], [], batch_size
+            while need:
+                x0, y0 = pending[0]
+                take = min(need, len(x0))
+                parts_x.append(x0[:take])
+                parts_y.append(y0[:take])
+                if take == len(x0):
+                    pending.popleft()
+                else:
+                    pending[0] = (x0[take:], y0[take:])
+                need -= take
+            rows -= batch_size
+            yield np.concatenate(parts_x), np.concatenate(parts_y)
+""",
+    },
+    "preallocated buffer, copies handed out": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    buf_x = buf_y = None
+    filled = 0
+    for x, y in chunks:
+        start = 0
+        while start < len(x):
+            if buf_x is None:
+                buf_x = np.empty((batch_size, *x.shape[1:]), x.dtype)
+                buf_y = np.empty((batch_size, *y.shape[1:]), y.dtype)
+            take = min(batch_size - filled, len(x) - start)
+            buf_x[filled : filled + take] = x[start : start + take]
+            buf_y[filled : filled + take] = y[start : start + take]
+            filled += take
+            start += take
+            if filled == batch_size:
+                yield buf_x.copy(), buf_y.copy()
+                filled = 0
 """,
     },
 }
