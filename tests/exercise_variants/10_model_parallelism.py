@@ -75,21 +75,27 @@ def swiglu_specs(params):
         "task2-solution": """
 def swiglu_specs(params):
     layout = {"w_gate": P(None, "model"), "w_up": P("model", None), "w_down": P("model", None)}
-    return jax.tree_util.tree_map_with_path(lambda path, leaf: layout.get(path[-1].key, P()), params)
+    return jax.tree_util.tree_map_with_path(
+        lambda path, leaf: layout.get(path[-1].key, P()), params
+    )
 """,
     },
     "SwiGLU: every matrix split by columns": {
         "task2-solution": """
 def swiglu_specs(params):
     layout = {"w_gate": P(None, "model"), "w_up": P(None, "model"), "w_down": P(None, "model")}
-    return jax.tree_util.tree_map_with_path(lambda path, leaf: layout.get(path[-1].key, P()), params)
+    return jax.tree_util.tree_map_with_path(
+        lambda path, leaf: layout.get(path[-1].key, P()), params
+    )
 """,
     },
     "SwiGLU: the up projection left whole (one all-reduce, but no memory saved)": {
         "task2-solution": """
 def swiglu_specs(params):
     layout = {"w_gate": P(None, "model"), "w_down": P("model", None)}
-    return jax.tree_util.tree_map_with_path(lambda path, leaf: layout.get(path[-1].key, P()), params)
+    return jax.tree_util.tree_map_with_path(
+        lambda path, leaf: layout.get(path[-1].key, P()), params
+    )
 """,
     },
     "SwiGLU: the row-parallel layer's bias split too": {
@@ -99,7 +105,9 @@ def swiglu_specs(params):
         "w_gate": P(None, "model"), "w_up": P(None, "model"), "b_up": P("model"),
         "w_down": P("model", None), "b_down": P("model"),
     }
-    return jax.tree_util.tree_map_with_path(lambda path, leaf: layout.get(path[-1].key, P()), params)
+    return jax.tree_util.tree_map_with_path(
+        lambda path, leaf: layout.get(path[-1].key, P()), params
+    )
 """,
     },
     "ZeRO-3 by hand: psum, then each device slices its rows (an all-reduce)": {
@@ -287,7 +295,8 @@ def restore_onto(path, mesh):
         return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=NamedSharding(mesh, spec))
 
     with ocp.Checkpointer(ocp.StandardCheckpointHandler()) as checkpointer:
-        return checkpointer.restore(path, args=ocp.args.StandardRestore(jax.tree.map(target, abstract)))
+        target_tree = jax.tree.map(target, abstract)
+        return checkpointer.restore(path, args=ocp.args.StandardRestore(target_tree))
 """,
     },
 }
