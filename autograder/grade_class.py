@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from autograder import course_gradebook, report, worker
 from autograder.feedback import unavailable_page
-from autograder.sandbox import Limits, kill_tree
+from autograder.sandbox import Limits, Sandbox, kill_tree, socket_folder
 from autograder.submissions import Submission
 from autograder.worker import CRASHED, GRADED, INVALID, TIMED_OUT, Job, Outcome, read_outcome
 
@@ -37,6 +37,7 @@ class Settings:
     limits: Limits
     workers: int
     strict: bool = False
+    sandbox: Sandbox | None = None  # None: the kernels run unsandboxed (--no-sandbox)
 
 
 @dataclass
@@ -78,7 +79,7 @@ def _finish(running: _Running, timed_out: bool) -> Outcome:
 
 def _record(outcome: Outcome, settings: Settings) -> None:
     course_gradebook.record(settings.db_url, outcome.assignment, outcome.student, outcome.tasks)
-    if outcome.status != GRADED:
+    if outcome.status != GRADED or settings.sandbox is None:
         report.write_log(settings.out_dir, outcome)
     feedback = report.feedback_path(settings.out_dir, outcome.student, outcome.assignment)
     if not feedback.exists():  # removed before grading, so it is from this run
@@ -119,7 +120,8 @@ def grade_class(submissions: list[Submission], settings: Settings) -> list[repor
                 done(Outcome(submission.student, submission.assignment, INVALID,
                              for_student=submission.problem))  # fmt: skip
                 continue
-            scratch = run_dir / "jobs" / submission.assignment / submission.student
+            # Short: the kernel's sockets are files in it (see sandbox.SOCKET_PATH_MAX).
+            scratch = run_dir / str(len(pending))
             pending.append(
                 Job(
                     student=submission.student,
@@ -128,11 +130,13 @@ def grade_class(submissions: list[Submission], settings: Settings) -> list[repor
                     template=run_dir / "templates" / submission.assignment,
                     solutions_dir=settings.solutions_dir,
                     scratch=scratch,
+                    sockets=socket_folder(scratch / "box" / "k"),
                     feedback_html=report.feedback_path(
                         settings.out_dir, submission.student, submission.assignment
                     ),
                     limits=settings.limits,
                     strict=settings.strict,
+                    sandbox=settings.sandbox,
                 )
             )
         pending.reverse()  # pop() takes them in the order given
@@ -156,6 +160,7 @@ def grade_class(submissions: list[Submission], settings: Settings) -> list[repor
                         del running[sentinel]
                         done(_finish(run, timed_out=sentinel not in ready))
                         shutil.rmtree(run.job.scratch, ignore_errors=True)
+                        shutil.rmtree(run.job.sockets, ignore_errors=True)
                         bar.update()
         finally:
             for run in running.values():  # interrupted: leave no kernel behind

@@ -11,17 +11,29 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 
 from autograder import guard
 from autograder.config import EXERCISES_NOTEBOOK, course_config
 from autograder.feedback import hide_hidden_tests
-from autograder.sandbox import Limits, apply_process_limits, make_grading_ipython_dir
+from autograder.sandbox import (
+    NO_SANDBOX_NOTE,
+    Box,
+    Limits,
+    Sandbox,
+    apply_process_limits,
+    make_grading_ipython_dir,
+)
 
 GRADED, TAMPERED = "graded", "tampered"
 TIMED_OUT, CRASHED, INVALID = "timed out", "crashed", "invalid"
@@ -50,9 +62,15 @@ class Job:
     template: Path  # a course folder where the assignment was generated
     solutions_dir: Path
     scratch: Path
+    sockets: Path  # the kernel's connection file and sockets (see sandbox.socket_folder)
     feedback_html: Path
     limits: Limits
     strict: bool
+    sandbox: Sandbox | None  # None: --no-sandbox
+
+    @property
+    def box(self) -> Box:
+        return Box(self.scratch / "box", self.sockets)
 
 
 def _timed_out_cells(notebook: nbformat.NotebookNode) -> bool:
@@ -73,6 +91,31 @@ def _check_notebook(path: Path) -> str:
     return ""
 
 
+def _boxed_execute(sandbox: Sandbox, box: Box) -> type[Execute]:
+    """nbgrader's Execute, whose kernel (and only the kernel) starts inside ``box``."""
+
+    class BoxedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            # nbgrader starts the kernel in the folder of its autograded copy of the
+            # notebook, which holds the hidden tests: the kernel sees box.work there instead,
+            # with the assignment's other files (data the notebook reads).
+            cwd = Path(kw.get("cwd") or os.getcwd())
+            if not box.work.exists():
+                shutil.copytree(cwd, box.work, ignore=shutil.ignore_patterns("*.ipynb"))
+            env = kw.get("env") or dict(os.environ)
+            ipython_dir = Path(env["IPYTHONDIR"]) if env.get("IPYTHONDIR") else None
+            kw["env"] = sandbox.environment(env, box, cwd, ipython_dir)
+            command = [*sandbox.command(box, cwd, ipython_dir), *kernel_cmd]
+            await super()._async_launch_kernel(command, **kw)
+
+    class BoxedExecute(Execute):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("kernel_manager_class", BoxedKernelManager)
+            super().__init__(*args, **kwargs)
+
+    return BoxedExecute
+
+
 def _autograde(job: Job, root: Path) -> Outcome:
     problem = _check_notebook(job.notebook)
     if problem:
@@ -85,10 +128,15 @@ def _autograde(job: Job, root: Path) -> Outcome:
     config.Execute.timeout = job.limits.cell_timeout_s
     config.OverwriteCells.add_missing_cells = True  # a deleted test cell runs anyway
     # Unix sockets: TCP ports picked by concurrent kernels can collide, and then a kernel
-    # never starts. Linux's abstract namespace ("@"): no files, and no limit from the
-    # 107-byte path of a socket file deep in a scratch folder.
+    # never starts; and the sandboxed kernel has a network of its own. Socket files in
+    # the box (not Linux's abstract "@" names: those belong to the network namespace).
     config.KernelManager.transport = "ipc"
-    config.KernelManager.ip = f"@autograder-{os.getpid()}"
+    config.KernelManager.ip = str(job.box.sockets / "s")
+    config.KernelManager.connection_file = str(job.box.sockets / "kernel.json")
+    if job.sandbox is not None:
+        execute = _boxed_execute(job.sandbox, job.box)
+        default = Autograde.class_traits()["autograde_preprocessors"].default()
+        config.Autograde.autograde_preprocessors = [execute if p is Execute else p for p in default]
     api = NbGraderAPI(config=config)
     db_url = config.CourseDirectory.db_url
     with guard.arm(db_url, job.assignment, job.scratch / "guard") as armed:
@@ -134,13 +182,20 @@ def _autograde(job: Job, root: Path) -> Outcome:
 def run(job: Job) -> None:
     """The child process's whole life: limits, grading, ``result.json``."""
     os.setsid()  # the instructor's Ctrl-C reaches the parent, which stops us cleanly
+    # jupyter_client interrupts a cell that overran by sending SIGINT to the kernel's process
+    # group; with the sandbox, bwrap leads that group and must survive it (the kernel's own
+    # handler is set by ipykernel itself, whatever it inherits).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     log = os.open(job.scratch / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
+    if job.sandbox is None:
+        print(NO_SANDBOX_NOTE, flush=True)
     apply_process_limits(job.limits)
     root = job.scratch / "course"
     shutil.copytree(job.template, root)
-    ipython_dir = make_grading_ipython_dir(job.scratch / "ipython", job.limits, job.strict)
+    box = Box.create(job.box.root, job.box.sockets)
+    ipython_dir = make_grading_ipython_dir(box.ipython, job.limits, job.strict)
     os.environ["IPYTHONDIR"] = str(ipython_dir)
     outcome = _autograde(job, root)
     (job.scratch / RESULT_FILE).write_text(json.dumps(asdict(outcome)), encoding="utf-8")
