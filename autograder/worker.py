@@ -8,12 +8,15 @@ to ``result.json`` in the scratch folder; the parent merges it into the course g
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import shutil
 import signal
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import nbformat
@@ -62,6 +65,7 @@ class Job:
     template: Path  # a course folder where the assignment was generated
     solutions_dir: Path
     scratch: Path
+    shared: Path  # what the grading processes of one run share (compiled page templates)
     sockets: Path  # the kernel's connection file and sockets (see sandbox.socket_folder)
     feedback_html: Path
     limits: Limits
@@ -91,8 +95,8 @@ def _check_notebook(path: Path) -> str:
     return ""
 
 
-def _boxed_execute(sandbox: Sandbox, box: Box) -> type[Execute]:
-    """nbgrader's Execute, whose kernel (and only the kernel) starts inside ``box``."""
+def boxed_kernel_manager(sandbox: Sandbox, box: Box) -> type[AsyncKernelManager]:
+    """jupyter_client's kernel manager, starting its kernel (and only that) inside ``box``."""
 
     class BoxedKernelManager(AsyncKernelManager):
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -108,9 +112,16 @@ def _boxed_execute(sandbox: Sandbox, box: Box) -> type[Execute]:
             command = [*sandbox.command(box, cwd, ipython_dir), *kernel_cmd]
             await super()._async_launch_kernel(command, **kw)
 
+    return BoxedKernelManager
+
+
+def _boxed_execute(sandbox: Sandbox, box: Box) -> type[Execute]:
+    """nbgrader's Execute, whose kernel starts inside ``box``."""
+    manager = boxed_kernel_manager(sandbox, box)
+
     class BoxedExecute(Execute):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            kwargs.setdefault("kernel_manager_class", BoxedKernelManager)
+            kwargs.setdefault("kernel_manager_class", manager)
             super().__init__(*args, **kwargs)
 
     return BoxedExecute
@@ -179,6 +190,49 @@ def _autograde(job: Job, root: Path) -> Outcome:
     return Outcome(job.student, job.assignment, status, score, tasks, tampered, log)
 
 
+def _share_compiled_templates(folder: Path) -> None:
+    """Let nbconvert keep the feedback page's compiled Jinja templates in ``folder``.
+
+    Every grading process would otherwise compile them again (about half of the CPU time
+    that rendering one feedback page takes); Jinja checks each file's checksum, and writes
+    a compiled file atomically, so the processes of a run can share them.
+    """
+    from jinja2 import FileSystemBytecodeCache
+    from nbconvert.exporters.templateexporter import TemplateExporter
+
+    folder.mkdir(parents=True, exist_ok=True)
+    cache = FileSystemBytecodeCache(str(folder))
+    create = TemplateExporter._create_environment
+
+    def create_with_cache(self: TemplateExporter) -> Any:
+        environment = create(self)
+        environment.bytecode_cache = cache
+        return environment
+
+    TemplateExporter._create_environment = create_with_cache  # type: ignore[method-assign]
+
+
+def _check_each_schema_once() -> None:
+    """nbgrader validates the nbgrader metadata of every cell, twice per submission, with
+    ``jsonschema.validate``, which checks the schema itself again on every call (a tenth of
+    the grader's CPU time for a submission): check it once, then reuse the validator."""
+    import jsonschema
+    from nbgrader.nbgraderformat import common
+
+    validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, its validator)
+
+    def validate(instance: Any, schema: Any) -> None:
+        if id(schema) not in validators:
+            kind = jsonschema.validators.validator_for(schema)
+            kind.check_schema(schema)
+            validators[id(schema)] = (schema, kind(schema))
+        error = jsonschema.exceptions.best_match(validators[id(schema)][1].iter_errors(instance))
+        if error is not None:
+            raise error
+
+    common.jsonschema = SimpleNamespace(validate=validate)  # type: ignore[attr-defined]
+
+
 def run(job: Job) -> None:
     """The child process's whole life: limits, grading, ``result.json``."""
     os.setsid()  # the instructor's Ctrl-C reaches the parent, which stops us cleanly
@@ -192,6 +246,8 @@ def run(job: Job) -> None:
     if job.sandbox is None:
         print(NO_SANDBOX_NOTE, flush=True)
     apply_process_limits(job.limits)
+    _share_compiled_templates(job.shared / "templates")
+    _check_each_schema_once()
     root = job.scratch / "course"
     shutil.copytree(job.template, root)
     box = Box.create(job.box.root, job.box.sockets)
@@ -199,6 +255,27 @@ def run(job: Job) -> None:
     os.environ["IPYTHONDIR"] = str(ipython_dir)
     outcome = _autograde(job, root)
     (job.scratch / RESULT_FILE).write_text(json.dumps(asdict(outcome)), encoding="utf-8")
+
+
+# What every grading process imports on first use: IPython and ipykernel (jupyter_client's
+# python3 kernel spec), the feedback page's lexers and Markdown plugins. Imported once in the
+# parent, before it forks, they cost no submission anything.
+PRELOAD = (
+    "ipykernel.kernelspec",
+    "IPython.lib.lexers",
+    "pygments.lexers.markup",
+    "pygments.lexers.shell",
+    "jinja2.ext",
+    "mistune.plugins.def_list",
+    "mistune.plugins.task_lists",
+    "mistune.plugins.url",
+)
+
+
+def preload() -> None:
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def read_outcome(scratch: Path) -> Outcome | None:
