@@ -150,7 +150,8 @@ def _autograde(job: Job, root: Path) -> Outcome:
         config.Autograde.autograde_preprocessors = [execute if p is Execute else p for p in default]
     api = NbGraderAPI(config=config)
     db_url = config.CourseDirectory.db_url
-    with guard.arm(db_url, job.assignment, job.scratch / "guard") as armed:
+    # Inside the box: the kernel reads (and removes) the guard's configuration.
+    with guard.arm(db_url, job.assignment, job.box.root / "guard") as armed:
         result = api.autograde(job.assignment, job.student)
     log = f"{result.get('log', '')}{result.get('error', '')}"
     if not result["success"]:
