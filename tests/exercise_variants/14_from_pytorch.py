@@ -104,7 +104,7 @@ def _load(*, params=True, moments=True, counts=True, transpose=False):
     return "\n".join(lines) + "\n"
 
 
-WRONG = {
+_WRONG = {
     "task1-solution": [
         # Flax's momentum convention (BatchNorm's momentum=0.99 weighs the old value)
         _running_norm(update="m * {old} + (1 - m) * ({new})"),
@@ -137,7 +137,7 @@ WRONG = {
     ],
 }
 
-CORRECT = {
+_CORRECT = {
     "task1-solution": [
         """
 class RunningNorm(nnx.Module):
@@ -217,4 +217,41 @@ def load_train_state(model, optimizer, checkpoint):
     nnx.update(optimizer, optimizer_state)
 """
     ],
+}
+
+
+_WRONG_LABELS = {
+    "task1-solution": [
+        "Flax's momentum convention",
+        "biased running variance",
+        "buffers as nnx.Param",
+        "buffers updated in eval mode",
+    ],
+    "task2-solution": [
+        "the same key at every step",
+        "float(loss) at every step",
+        "the step as a static argument",
+        "EMA of the parameters before the update",
+    ],
+    "task3-solution": [
+        "parameters only, fresh Adam moments",
+        "moments without Adam's count and the step",
+        "kernels transposed as for PyTorch",
+    ],
+}
+_CORRECT_LABELS = {
+    "task1-solution": "increments in place, ddof=1, rsqrt",
+    "task2-solution": "optax.incremental_update, jnp.array of the losses",
+    "task3-solution": "one recursive conversion of the whole checkpoint",
+}
+
+WRONG = {
+    f"{task}: {label}": {task: source}
+    for task, sources in _WRONG.items()
+    for label, source in zip(_WRONG_LABELS[task], sources, strict=True)
+}
+CORRECT = {
+    f"{task}: {_CORRECT_LABELS[task]}": {task: source}
+    for task, sources in _CORRECT.items()
+    for source in sources
 }
