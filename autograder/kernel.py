@@ -22,9 +22,7 @@ from pathlib import Path
 STRICT_MODULES = ("__main__", "jax", "jaxlib", "flax", "optax", "orbax")
 
 STARTUP_SCRIPT = f"""\
-import warnings
-
-warnings.filterwarnings(
+__import__("warnings").filterwarnings(  # no name left in the learner's namespace
     "error",
     category=DeprecationWarning,
     module=r"({"|".join(STRICT_MODULES)})(\\.|$)",
@@ -40,31 +38,38 @@ EMULATE_TF32_VARIABLE = "COURSE_EMULATE_TF32"
 # run "high" as TF32) before XLA:CPU's own dot. Measured: a 512×512 matmul of normal
 # values differs from float64 by 3.0e-4 of its largest entry here and by 3.0e-4 on an H200.
 TF32_SCRIPT = f"""\
-import os
+def _course_emulate_tf32():
+    # Everything lives in this function, so no name of the learner's namespace is taken.
+    import os
 
-if os.environ.get("{EMULATE_TF32_VARIABLE}") == "1":
-    import numpy as _np
-    from jax._src.interpreters import mlir as _mlir
-    from jax._src.lax import lax as _lax
-    from jax._src.lib.mlir.dialects import hlo as _hlo
+    if os.environ.get("{EMULATE_TF32_VARIABLE}") != "1":
+        return
+    import numpy as np
+    from jax._src.interpreters import mlir
+    from jax._src.lax import lax
+    from jax._src.lib.mlir.dialects import hlo
 
-    _cpu_dot = _mlir._platform_specific_lowerings["cpu"][_lax.dot_general_p].rule
+    cpu_dot = mlir._platform_specific_lowerings["cpu"][lax.dot_general_p].rule
 
-    def _keeps_float32(precision):
+    def keeps_float32(precision):
         values = precision if isinstance(precision, tuple) else (precision,)
-        return precision is not None and all(v == _lax.Precision.HIGHEST for v in values)
+        return precision is not None and all(v == lax.Precision.HIGHEST for v in values)
 
-    def _to_tf32(aval, operand):
-        if aval.dtype != _np.float32:
+    def to_tf32(aval, operand):
+        if aval.dtype != np.float32:
             return operand
-        return _hlo.reduce_precision(operand, _mlir.i32_attr(8), _mlir.i32_attr(10))
+        return hlo.reduce_precision(operand, mlir.i32_attr(8), mlir.i32_attr(10))
 
-    def _tf32_dot(ctx, lhs, rhs, *, precision, **params):
-        if not _keeps_float32(precision):
-            lhs, rhs = _to_tf32(ctx.avals_in[0], lhs), _to_tf32(ctx.avals_in[1], rhs)
-        return _cpu_dot(ctx, lhs, rhs, precision=precision, **params)
+    def tf32_dot(ctx, lhs, rhs, *, precision, **params):
+        if not keeps_float32(precision):
+            lhs, rhs = to_tf32(ctx.avals_in[0], lhs), to_tf32(ctx.avals_in[1], rhs)
+        return cpu_dot(ctx, lhs, rhs, precision=precision, **params)
 
-    _mlir.register_lowering(_lax.dot_general_p, _tf32_dot, platform="cpu")
+    mlir.register_lowering(lax.dot_general_p, tf32_dot, platform="cpu")
+
+
+_course_emulate_tf32()
+del _course_emulate_tf32
 """
 
 
