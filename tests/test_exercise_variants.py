@@ -112,12 +112,22 @@ def client(notebook: nbformat.NotebookNode, workdir: Path) -> NotebookClient:
     )
 
 
+RESET = """\
+%reset -f
+import sys
+if "jax" in sys.modules:
+    sys.modules["jax"].clear_caches()
+del sys
+"""
+
+
 class SharedKernel:
     """One kernel for all the wrong answers of an assignment.
 
     Before each answer, ``%reset -f`` empties the kernel's namespace, so every name the
-    notebook uses is defined again by its own cells; imported modules stay loaded, which
-    saves a kernel start and ``import jax`` per wrong answer. If the kernel dies, every
+    notebook uses is defined again by its own cells, and JAX's caches are cleared, so a test
+    that counts compiles is not fooled by an earlier answer's; imported modules stay loaded,
+    which saves a kernel start and ``import jax`` per wrong answer. If the kernel dies, every
     graded cell counts as failed (as in nbgrader) and the next answer gets a new kernel; if a
     cell the answer cannot reach fails, the answer is judged again in a fresh kernel.
     """
@@ -131,7 +141,7 @@ class SharedKernel:
         if self.client is None:
             self.client = client(nbformat.v4.new_notebook(), self.workdir)
             self.session.enter_context(self.client.setup_kernel())
-        reset = nbformat.v4.new_code_cell("%reset -f")
+        reset = nbformat.v4.new_code_cell(RESET)
         self.client.nb = nbformat.v4.new_notebook(cells=[reset, *notebook.cells])
         try:
             for index, cell in enumerate(self.client.nb.cells):

@@ -50,7 +50,9 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
     first_task = next(iter(wrong))
     solution = notebooks.read(solution_notebook(ASSIGNMENT))
     quiz_cell = next(c for c in solution.cells if grade_id(c) == "quiz-solution")
-    answers = json.loads(quiz_cell.source.split("QUIZ_ANSWERS = ")[-1].split("\n")[0])
+    namespace: dict[str, dict[str, str]] = {}
+    exec(quiz_cell.source, namespace)  # the reference answers, whatever their layout
+    answers = namespace["QUIZ_ANSWERS"]
     wrong_letters = {q: "a" if letter != "a" else "b" for q, letter in answers.items()}
     wrong_quiz = f"QUIZ_ANSWERS = {json.dumps(wrong_letters)}\n"
     blank_answers = _answer_cells(notebooks.read(released_notebook(ASSIGNMENT)))

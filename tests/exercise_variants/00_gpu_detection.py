@@ -1,220 +1,199 @@
 """Wrong-but-plausible and alternative-correct answers for solutions/00_gpu_detection."""
 
+_DIAGNOSE = """
+def diagnose(report, packages):
+    device_line = next(line for line in report.splitlines() if line.startswith("device info:"))
+    on_cpu = device_line.removeprefix("device info:").strip().startswith("cpu-")
+    if {GPU_CHECK}:
+        return "gpu-ok"
+    env = dict(
+        line.split("=", 1)
+        for line in report.split("\\n\\n$ nvidia-smi")[0].splitlines()
+        if line.startswith(("JAX_", "XLA_")) and "=" in line
+    )
+    platforms = {{p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}}
+    if platforms and not platforms & {{"cuda", "gpu"}}:
+        return "forced-cpu"
+    names = {{line.split()[0].lower() for line in packages.splitlines() if line.strip()}}
+    if not names & {PLUGINS}:
+        return "no-cuda-plugin"
+    if "$ nvidia-smi" not in report:
+        return "no-gpu-visible"
+    if {CONFLICT}:
+        return "memory-variables-conflict"
+    return "plugin-failed"
+"""
+
+
+def _diagnose(
+    gpu_check="not on_cpu",
+    plugins='{"jax-cuda12-plugin", "jax-cuda13-plugin"}',
+    conflict='"XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env',
+):
+    return _DIAGNOSE.format(GPU_CHECK=gpu_check, PLUGINS=plugins, CONFLICT=conflict)
+
+
+_LIMIT = """
+def bytes_limit(env, gpu_memory_bytes):
+    platforms = {{p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}}
+    if {HIDDEN}:
+        return None
+    new = env.get("XLA_CLIENT_MEM_FRACTION")
+    old = {OLD}
+    if new and old:
+        {BOTH}
+    if {PREALLOCATE}:
+        return None
+    return float(new or old or 0.75) * gpu_memory_bytes
+"""
+
+
+def _limit(
+    hidden='(platforms and not platforms & {"cuda", "gpu"})'
+    ' or env.get("CUDA_VISIBLE_DEVICES") in ("", "-1")',
+    old='env.get("XLA_PYTHON_CLIENT_MEM_FRACTION")',
+    both="return None",
+    preallocate="False",
+):
+    return _LIMIT.format(HIDDEN=hidden, OLD=old, BOTH=both, PREALLOCATE=preallocate)
+
+
+_LAUNCHER = '''
+LAUNCHER = """\\
+import os
+import sys
+
+{BEFORE}
+n_devices, fraction = int(sys.argv[1]), float(sys.argv[2])
+{FLAGS}
+os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+os.environ["{NAME}"] = str(fraction)
+{POP}
+{AFTER}
+model.report()
+"""
+'''
+
+_KEEP_FLAGS = (
+    'os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + '
+    'f" --xla_force_host_platform_device_count={n_devices}").strip()'
+)
+
+
+def _launcher(
+    before="",
+    flags=_KEEP_FLAGS,
+    name="XLA_CLIENT_MEM_FRACTION",
+    pop='os.environ.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)',
+    after="import model",
+):
+    return _LAUNCHER.format(BEFORE=before, FLAGS=flags, NAME=name, POP=pop, AFTER=after)
+
+
 WRONG = {
-    "memory total ignores devices without statistics": {
-        "task1-solution": """
-def device_report(devices):
-    devices = list(devices)
-    if not devices:
-        raise ValueError("empty")
-    limits = [(d.memory_stats() or {}).get("bytes_limit") for d in devices]
-    known = [limit for limit in limits if limit is not None]
-    return {
-        "platform": devices[0].platform,
-        "device_count": len(devices),
-        "device_kinds": sorted({d.device_kind for d in devices}),
-        "memory_limit_bytes": sum(known) if known else None,
-    }
-""",
+    "only the CUDA 12 plugin flavour counts": {
+        "task1-solution": _diagnose(plugins='{"jax-cuda12-plugin"}'),
     },
-    "device kinds not deduplicated": {
-        "task1-solution": """
-def device_report(devices):
-    devices = list(devices)
-    if not devices:
-        raise ValueError("empty")
-    stats = [d.memory_stats() for d in devices]
-    missing = any(s is None or "bytes_limit" not in s for s in stats)
-    return {
-        "platform": devices[0].platform,
-        "device_count": len(devices),
-        "device_kinds": sorted(d.device_kind for d in devices),
-        "memory_limit_bytes": None if missing else sum(s["bytes_limit"] for s in stats),
-    }
-""",
+    "an answering nvidia-smi taken as proof that JAX uses the GPU": {
+        "task1-solution": _diagnose(gpu_check='"$ nvidia-smi" in report'),
     },
-    "empty device list raises IndexError": {
-        "task1-solution": """
-def device_report(devices):
-    devices = list(devices)
-    stats = [d.memory_stats() for d in devices]
-    missing = any(s is None or "bytes_limit" not in s for s in stats)
-    return {
-        "platform": devices[0].platform,
-        "device_count": len(devices),
-        "device_kinds": sorted({d.device_kind for d in devices}),
-        "memory_limit_bytes": None if missing else sum(s["bytes_limit"] for s in stats),
-    }
-""",
+    "any memory-fraction variable blamed for the conflict": {
+        "task1-solution": _diagnose(
+            conflict='"XLA_CLIENT_MEM_FRACTION" in env or "XLA_PYTHON_CLIENT_MEM_FRACTION" in env'
+        ).replace(
+            # and checked before the installation, as a learner who blames memory first would
+            "names = {line",
+            'if "XLA_CLIENT_MEM_FRACTION" in env or "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:\n'
+            '        return "memory-variables-conflict"\n    names = {line',
+        ),
     },
-    "installation checked before the environment": {
-        "task2-solution": """
-def diagnose(symptoms):
-    if symptoms.backend == "gpu":
-        return "gpu-ok"
-    if not symptoms.cuda_plugin_installed:
-        return "cpu-only-jaxlib"
-    platforms = symptoms.env.get("JAX_PLATFORMS", "").replace(" ", "").lower()
-    if platforms and not {"cuda", "gpu"} & set(platforms.split(",")):
-        return "hidden-by-env"
-    if symptoms.env.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
-        return "hidden-by-env"
-    if not symptoms.nvidia_smi_works:
-        return "no-gpu-access"
-    return "driver-mismatch"
-""",
+    "the old fraction name ignored": {
+        "task2-solution": _limit(old="None"),
     },
-    "any JAX_PLATFORMS value hides the GPU": {
-        "task2-solution": """
-def diagnose(symptoms):
-    if symptoms.backend == "gpu":
-        return "gpu-ok"
-    if symptoms.env.get("JAX_PLATFORMS") or symptoms.env.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
-        return "hidden-by-env"
-    if not symptoms.cuda_plugin_installed:
-        return "cpu-only-jaxlib"
-    if not symptoms.nvidia_smi_works:
-        return "no-gpu-access"
-    return "driver-mismatch"
-""",
+    "with both names set, the new one wins": {
+        "task2-solution": _limit(both="old = None"),
     },
-    "JAX_PLATFORMS compared without normalising case and spaces": {
-        "task2-solution": """
-def diagnose(symptoms):
-    if symptoms.backend == "gpu":
-        return "gpu-ok"
-    platforms = symptoms.env.get("JAX_PLATFORMS", "")
-    if platforms and not {"cuda", "gpu"} & set(platforms.split(",")):
-        return "hidden-by-env"
-    if symptoms.env.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
-        return "hidden-by-env"
-    if not symptoms.cuda_plugin_installed:
-        return "cpu-only-jaxlib"
-    if not symptoms.nvidia_smi_works:
-        return "no-gpu-access"
-    return "driver-mismatch"
-""",
+    "preallocation off read as no limit": {
+        "task2-solution": _limit(
+            preallocate='env.get("XLA_PYTHON_CLIENT_PREALLOCATE", "true") == "false"'
+        ),
     },
-    "deprecated fraction variable": {
-        "task3-solution": """
-def memory_env(preallocate, fraction=None, visible_gpus=None):
-    settings = {"XLA_PYTHON_CLIENT_PREALLOCATE": "true" if preallocate else "false"}
-    if fraction is not None:
-        if not 0 < fraction <= 1:
-            raise ValueError(fraction)
-        settings["XLA_PYTHON_CLIENT_MEM_FRACTION"] = str(fraction)
-        settings["XLA_CLIENT_MEM_FRACTION"] = str(fraction)
-    if visible_gpus is not None:
-        settings["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, visible_gpus))
-    return settings
-
-
-def apply_before_jax(settings, environ, modules):
-    if "jax" in modules or "jaxlib" in modules:
-        raise RuntimeError("too late")
-    environ.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)
-    environ.update(settings)
-""",
+    "a GPU hidden by JAX_PLATFORMS or CUDA_VISIBLE_DEVICES still counted": {
+        "task2-solution": _limit(hidden="False"),
     },
-    "environment changed before refusing": {
-        "task3-solution": """
-def memory_env(preallocate, fraction=None, visible_gpus=None):
-    settings = {"XLA_PYTHON_CLIENT_PREALLOCATE": "true" if preallocate else "false"}
-    if fraction is not None:
-        if not 0 < fraction <= 1:
-            raise ValueError(fraction)
-        settings["XLA_CLIENT_MEM_FRACTION"] = str(fraction)
-    if visible_gpus is not None:
-        settings["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, visible_gpus))
-    return settings
-
-
-def apply_before_jax(settings, environ, modules):
-    environ.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)
-    environ.update(settings)
-    if "jax" in modules or "jaxlib" in modules:
-        raise RuntimeError("too late")
-""",
+    "variables set after importing the model": {
+        "task3-solution": _launcher(before="import model"),
     },
-    "only jax, not jaxlib, counts as imported": {
-        "task3-solution": """
-def memory_env(preallocate, fraction=None, visible_gpus=None):
-    settings = {"XLA_PYTHON_CLIENT_PREALLOCATE": "true" if preallocate else "false"}
-    if fraction is not None:
-        if not 0 < fraction <= 1:
-            raise ValueError(fraction)
-        settings["XLA_CLIENT_MEM_FRACTION"] = str(fraction)
-    if visible_gpus is not None:
-        settings["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, visible_gpus))
-    return settings
-
-
-def apply_before_jax(settings, environ, modules):
-    if "jax" in modules:
-        raise RuntimeError("too late")
-    environ.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)
-    environ.update(settings)
-""",
+    "XLA_FLAGS overwritten: the inherited flags are lost": {
+        "task3-solution": _launcher(
+            flags='os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n_devices}"'
+        ),
+    },
+    "the inherited old memory variable left in place": {
+        "task3-solution": _launcher(pop=""),
+    },
+    "the fraction set under the old name": {
+        "task3-solution": _launcher(name="XLA_PYTHON_CLIENT_MEM_FRACTION", pop=""),
     },
 }
 
 CORRECT = {
-    "report built with a generator and dict.get": {
-        "task1-solution": """
-def device_report(devices):
-    devices = tuple(devices)
-    if len(devices) == 0:
-        raise ValueError("device_report needs at least one device")
-    total = 0
-    for device in devices:
-        limit = (device.memory_stats() or {}).get("bytes_limit")
-        if limit is None:
-            total = None
-            break
-        total += limit
-    return dict(
-        platform=devices[0].platform,
-        device_count=len(devices),
-        device_kinds=sorted(set(d.device_kind for d in devices)),
-        memory_limit_bytes=total,
-    )
-""",
-    },
-    "diagnosis as a table of rules": {
-        "task2-solution": """
-def diagnose(symptoms):
-    env = symptoms.env
-    names = [p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()]
+    "report parsed with regular expressions, rules as a table": {
+        "task1-solution": r"""
+import re
+
+
+def diagnose(report, packages):
+    kind = re.search(r"^device info: (.*)-\d+, \d+ local devices", report, re.M).group(1)
+    head = report.split("$ nvidia-smi")[0]
+    env = dict(re.findall(r"^((?:JAX|XLA)_\w+)=(.*)$", head, re.M))
+    wanted = [p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()]
+    plugin = re.search(r"^jax[-_]cuda1[23][-_]plugin\b", packages, re.M | re.I)
     rules = [
-        ("gpu-ok", symptoms.backend == "gpu"),
-        ("hidden-by-env", bool(names) and "cuda" not in names and "gpu" not in names),
-        ("hidden-by-env", env.get("CUDA_VISIBLE_DEVICES", "0") in {"", "-1"}),
-        ("cpu-only-jaxlib", not symptoms.cuda_plugin_installed),
-        ("no-gpu-access", not symptoms.nvidia_smi_works),
+        ("gpu-ok", kind != "cpu"),
+        ("forced-cpu", bool(wanted) and not {"cuda", "gpu"} & set(wanted)),
+        ("no-cuda-plugin", plugin is None),
+        ("no-gpu-visible", "$ nvidia-smi" not in report),
+        ("memory-variables-conflict", {"XLA_CLIENT_MEM_FRACTION",
+                                       "XLA_PYTHON_CLIENT_MEM_FRACTION"} <= env.keys()),
     ]
-    return next((label for label, matches in rules if matches), "driver-mismatch")
+    return next((label for label, hit in rules if hit), "plugin-failed")
 """,
     },
-    "fraction written with repr, variables set one by one": {
-        "task3-solution": """
-def memory_env(preallocate, fraction=None, visible_gpus=None):
-    env = {"XLA_PYTHON_CLIENT_PREALLOCATE": str(bool(preallocate)).lower()}
-    if fraction is not None:
-        if fraction <= 0 or fraction > 1:
-            raise ValueError("fraction must be in (0, 1]")
-        env["XLA_CLIENT_MEM_FRACTION"] = repr(float(fraction))
-    if visible_gpus is not None:
-        env["CUDA_VISIBLE_DEVICES"] = ",".join(f"{gpu}" for gpu in visible_gpus)
-    return env
-
-
-def apply_before_jax(settings, environ, modules):
-    if any(name in modules for name in ("jax", "jaxlib")):
-        raise RuntimeError("set these before importing JAX")
-    if "XLA_PYTHON_CLIENT_MEM_FRACTION" in environ:
-        del environ["XLA_PYTHON_CLIENT_MEM_FRACTION"]
-    for name, value in settings.items():
-        environ[name] = value
+    "fraction looked up step by step, limit as an int": {
+        "task2-solution": """
+def bytes_limit(env, gpu_memory_bytes):
+    if env.get("CUDA_VISIBLE_DEVICES", "0").strip() in {"", "-1"}:
+        return None
+    requested = env.get("JAX_PLATFORMS")
+    if requested and not any(p.strip() in ("cuda", "gpu") for p in requested.lower().split(",")):
+        return None
+    names = [n for n in ("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION") if env.get(n)]
+    if len(names) == 2:
+        return None
+    fraction = float(env[names[0]]) if names else 0.75
+    return round(fraction * gpu_memory_bytes)
 """,
+    },
+    "jax imported first (no operation yet), flags joined with filter": {
+        "task3-solution": '''
+LAUNCHER = """\\
+import os
+import sys
+
+import jax  # importing alone starts no backend; model.py's first operation does
+
+n, fraction = sys.argv[1:3]
+flags = [os.environ.get("XLA_FLAGS"), "--xla_force_host_platform_device_count=" + n]
+os.environ["XLA_FLAGS"] = " ".join(filter(None, flags))
+os.environ.update(XLA_PYTHON_CLIENT_PREALLOCATE="false", XLA_CLIENT_MEM_FRACTION=fraction)
+if "XLA_PYTHON_CLIENT_MEM_FRACTION" in os.environ:
+    del os.environ["XLA_PYTHON_CLIENT_MEM_FRACTION"]
+
+import model
+
+model.report()
+"""
+''',
     },
 }

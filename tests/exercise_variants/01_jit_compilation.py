@@ -1,44 +1,85 @@
 """Wrong-but-plausible and alternative-correct answers for solutions/01_jit_compilation."""
 
 WRONG = {
-    "predicts traces from distinct shapes and dtypes": {
+    "counts the calls of run, not compilations": {
         "task1-solution": """
-def count_traces(fn, inputs):
-    seen = set()
-    for x in inputs:
-        a = np.asarray(x)
-        seen.add((a.shape, a.dtype))
-    return len(seen)
+def count_compiles(run):
+    run()
+    return 1
 """,
     },
-    "counts calls, not traces": {
+    "every compile-stage event counted (trace, lowering and compile)": {
         "task1-solution": """
-def count_traces(fn, inputs):
-    jitted = jax.jit(fn)
-    n = 0
-    for x in inputs:
-        jitted(x)
-        n += 1
-    return n
+def count_compiles(run):
+    events = []
+
+    def listener(event, duration_secs, **kwargs):
+        if event.startswith("/jax/core/compile/"):
+            events.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        run()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    return len(events)
 """,
     },
-    "counter around fn but fn never jitted": {
+    "trace events counted instead of compilations": {
         "task1-solution": """
-def count_traces(fn, inputs):
-    count = 0
-    for x in inputs:
-        fn(x)
-        count += 1
-    return count
+def count_compiles(run):
+    events = []
+
+    def listener(event, duration_secs, **kwargs):
+        if event == "/jax/core/compile/jaxpr_trace_duration":
+            events.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        run()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    return len(events)
 """,
     },
-    "dispatch cache size is not the number of traces": {
+    "'Compiling' log lines counted (also logged by a lowering that never compiles)": {
         "task1-solution": """
-def count_traces(fn, inputs):
-    jitted = jax.jit(fn)
-    for x in inputs:
-        jitted(x)
-    return jitted._cache_size()
+import logging
+
+
+def count_compiles(run):
+    lines = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    handler = Keep()
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        with jax.log_compiles():
+            run()
+    finally:
+        logger.removeHandler(handler)
+    return sum(line.startswith("Compiling") for line in lines)
+""",
+    },
+    "listeners left registered, one shared counter": {
+        "task1-solution": """
+_total = [0]
+
+
+def count_compiles(run):
+    _total[0] = 0
+
+    def listener(event, duration_secs, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            _total[0] += 1
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    run()
+    return _total[0]
 """,
     },
     "Python if on a traced value": {
@@ -142,17 +183,103 @@ def _taylor(x, degree):
 taylor_exp = jax.jit(_taylor, static_argnums=0)
 """,
     },
+    "learning rate made static: one compile per value": {
+        "task4-solution": """
+@functools.partial(jax.jit, static_argnames="lr")
+def sgd_step(w, batch, lr):
+    return w - lr * grad_fn(w, batch)
+
+
+def train_fast(w, batches, lrs):
+    for batch, lr in zip(batches, lrs, strict=True):
+        w = sgd_step(w, batch, lr=lr)
+    return w
+""",
+    },
+    "jax.jit(partial(...)) built inside the loop": {
+        "task4-solution": """
+def _step(w, batch, lr):
+    return w - lr * grad_fn(w, batch)
+
+
+sgd_step = jax.jit(_step)
+
+
+def train_fast(w, batches, lrs):
+    for batch, lr in zip(batches, lrs, strict=True):
+        w = jax.jit(functools.partial(_step, lr=lr))(w, batch)
+    return w
+""",
+    },
+    "jitted once, but the learning rate read from a global at trace time": {
+        "task4-solution": """
+schedule = {"lr": 0.0}
+
+
+@jax.jit
+def _update(w, batch):
+    return w - schedule["lr"] * grad_fn(w, batch)
+
+
+sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
+
+
+def train_fast(w, batches, lrs):
+    for batch, lr in zip(batches, lrs, strict=True):
+        schedule["lr"] = lr
+        w = _update(w, batch)
+    return w
+""",
+    },
+    "no jit at all: nothing recompiles, but nothing is compiled either": {
+        "task4-solution": """
+def sgd_step(w, batch, lr):
+    return w - lr * grad_fn(w, batch)
+
+
+def train_fast(w, batches, lrs):
+    for batch, lr in zip(batches, lrs, strict=True):
+        w = sgd_step(w, batch, lr)
+    return w
+""",
+    },
 }
 
 CORRECT = {
-    "list as counter inside a lambda": {
+    "a nonlocal counter in the listener": {
         "task1-solution": """
-def count_traces(fn, inputs):
-    hits = []
-    jitted = jax.jit(lambda x: (hits.append(None), fn(x))[1])
-    for x in inputs:
-        jitted(x)
-    return len(hits)
+def count_compiles(run):
+    n = 0
+
+    def on_duration(event, duration_secs, **kwargs):
+        nonlocal n
+        n += event == "/jax/core/compile/backend_compile_duration"
+
+    jax.monitoring.register_event_duration_secs_listener(on_duration)
+    try:
+        run()
+        return n
+    finally:
+        jax.monitoring.unregister_event_duration_listener(on_duration)
+""",
+    },
+    "jax.log_compiles, counting the 'Finished XLA compilation' records": {
+        "task1-solution": """
+import logging
+
+
+def count_compiles(run):
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        with jax.log_compiles():
+            run()
+    finally:
+        logger.removeHandler(handler)
+    return sum(r.getMessage().startswith("Finished XLA compilation") for r in records)
 """,
     },
     "where with the condition flipped; learning rate by where": {
@@ -192,6 +319,18 @@ from functools import partial
 @partial(jax.jit, static_argnums=1)
 def taylor_exp(x, degree):
     return sum(x**k / math.factorial(k) for k in range(degree + 1)) + jnp.zeros_like(x)
+""",
+    },
+    "one jitted lambda with the learning rate as an array argument": {
+        "task4-solution": """
+sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
+
+
+def train_fast(w, batches, lrs):
+    rates = [jnp.float32(lr) for lr in lrs]
+    for i, batch in enumerate(batches):
+        w = sgd_step(w, batch, rates[i])
+    return w
 """,
     },
 }

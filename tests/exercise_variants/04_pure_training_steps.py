@@ -172,22 +172,97 @@ def accumulated_grads(loss_fn, params, batch, num_micro):
     return losses[-1], jax.tree.map(lambda g: g / num_micro, grad_sum)
 """,
     },
-    "donates the batch too": {
-        "task4-solution": """
-def donating_jit(train_step):
-    return jax.jit(train_step, donate_argnums=(0, 1, 2))
+    "whole batch at once after the divisibility check (memory not bounded)": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    size = jax.tree.leaves(batch)[0].shape[0]
+    if size % num_micro:
+        raise ValueError("not divisible")
+    return jax.value_and_grad(loss_fn)(params, batch)
 """,
     },
-    "donates only the parameters": {
-        "task4-solution": """
-def donating_jit(train_step):
-    return jax.jit(train_step, donate_argnums=0)
+    "vmap over the micro-batches (all activations alive at once)": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    size = jax.tree.leaves(batch)[0].shape[0]
+    if size % num_micro:
+        raise ValueError("not divisible")
+    micro = jax.tree.map(lambda a: a.reshape(num_micro, -1, *a.shape[1:]), batch)
+    losses, grads = jax.vmap(jax.value_and_grad(loss_fn), in_axes=(None, 0))(params, micro)
+    return losses.mean(), jax.tree.map(lambda g: g.mean(axis=0), grads)
+""",
+    },
+    "Python loop over the micro-batches (unrolled under jit)": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    size = jax.tree.leaves(batch)[0].shape[0]
+    if size % num_micro:
+        raise ValueError("not divisible")
+    step = size // num_micro
+    loss_sum, grad_sum = 0.0, jax.tree.map(jnp.zeros_like, params)
+    for i in range(num_micro):
+        mb = jax.tree.map(lambda a: a[i * step : (i + 1) * step], batch)
+        loss, grads = jax.value_and_grad(loss_fn)(params, mb)
+        loss_sum, grad_sum = loss_sum + loss, jax.tree.map(jnp.add, grad_sum, grads)
+    return loss_sum / num_micro, jax.tree.map(lambda g: g / num_micro, grad_sum)
+""",
+    },
+    "scan stacks every micro-batch gradient, mean afterwards": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    leaves = jax.tree.leaves(batch)
+    if leaves[0].shape[0] % num_micro != 0:
+        raise ValueError("batch size must be a multiple of num_micro")
+    micro = jax.tree.map(lambda a: a.reshape(num_micro, -1, *a.shape[1:]), batch)
+
+    def body(_, mb):
+        return None, jax.value_and_grad(loss_fn)(params, mb)
+
+    _, (losses, grads) = jax.lax.scan(body, None, micro)
+    return losses.mean(), jax.tree.map(lambda g: g.mean(axis=0), grads)
 """,
     },
     "no donation at all": {
         "task4-solution": """
-def donating_jit(train_step):
-    return jax.jit(train_step)
+def make_cache_writer():
+    return jax.jit(lambda cache, pos, row: cache.at[pos].set(row.astype(cache.dtype)))
+""",
+    },
+    "donated, but the cache is computed in float32 (no buffer of that dtype to reuse)": {
+        "task4-solution": """
+def make_cache_writer():
+    def write(cache, pos, row):
+        return cache.astype(jnp.float32).at[pos].set(row)
+
+    return jax.jit(write, donate_argnums=0)
+""",
+    },
+    "donated, but jnp.where promotes the bfloat16 cache to float32": {
+        "task4-solution": """
+def make_cache_writer():
+    def write(cache, pos, row):
+        hit = jnp.arange(cache.shape[0])[:, None] == pos
+        return jnp.where(hit, row, cache)
+
+    return jax.jit(write, donate_argnums=0)
+""",
+    },
+    "position static (one compilation per position)": {
+        "task4-solution": """
+def make_cache_writer():
+    def write(cache, pos, row):
+        return cache.at[pos].set(row.astype(cache.dtype))
+
+    return jax.jit(write, donate_argnums=0, static_argnums=1)
+""",
+    },
+    "donates the row too": {
+        "task4-solution": """
+def make_cache_writer():
+    def write(cache, pos, row):
+        return jax.lax.dynamic_update_slice(cache, row.astype(cache.dtype)[None], (pos, 0))
+
+    return jax.jit(write, donate_argnums=(0, 2))
 """,
     },
 }
@@ -256,29 +331,55 @@ def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight
     )
 """,
     },
-    "scan emits per-micro-batch results, mean afterwards": {
+    "split and stack, then a scan that carries the sums": {
         "task3-solution": """
 def accumulated_grads(loss_fn, params, batch, num_micro):
     leaves = jax.tree.leaves(batch)
     if leaves[0].shape[0] % num_micro != 0:
         raise ValueError("batch size must be a multiple of num_micro")
     micro = jax.tree.map(lambda a: jnp.stack(jnp.split(a, num_micro)), batch)
+    grad_fn = jax.value_and_grad(loss_fn)
 
-    def body(_, mb):
-        return None, jax.value_and_grad(loss_fn)(params, mb)
+    def body(carry, mb):
+        loss, grads = grad_fn(params, mb)
+        return jax.tree.map(lambda c, x: c + x / num_micro, carry, (loss, grads)), None
 
-    _, (losses, grads) = jax.lax.scan(body, None, micro)
-    return losses.mean(), jax.tree.map(lambda g: g.mean(axis=0), grads)
+    zero = (jnp.zeros(()), jax.tree.map(jnp.zeros_like, params))
+    (loss, grads), _ = jax.lax.scan(body, zero, micro)
+    return loss, grads
 """,
     },
-    "donated by argument name": {
+    "fori_loop with dynamic slices": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    n = jax.tree.leaves(batch)[0].shape[0]
+    if n % num_micro:
+        raise ValueError(f"{n} examples do not split into {num_micro} micro-batches")
+    m = n // num_micro
+
+    def body(i, carry):
+        mb = jax.tree.map(lambda a: jax.lax.dynamic_slice_in_dim(a, i * m, m), batch)
+        loss, grads = jax.value_and_grad(loss_fn)(params, mb)
+        return carry[0] + loss, jax.tree.map(jnp.add, carry[1], grads)
+
+    loss, grads = jax.lax.fori_loop(
+        0, num_micro, body, (jnp.zeros(()), jax.tree.map(jnp.zeros_like, params))
+    )
+    return loss / num_micro, jax.tree.map(lambda g: g / num_micro, grads)
+""",
+    },
+    "dynamic_update_slice, donated by argument name": {
         "task4-solution": """
-import inspect
+from functools import partial
 
 
-def donating_jit(train_step):
-    first_two = list(inspect.signature(train_step).parameters)[:2]
-    return jax.jit(train_step, donate_argnames=first_two)
+def make_cache_writer():
+    @partial(jax.jit, donate_argnames="cache")
+    def write(cache, pos, row):
+        update = row.reshape(1, -1).astype(cache.dtype)
+        return jax.lax.dynamic_update_slice(cache, update, (pos, jnp.zeros_like(pos)))
+
+    return write
 """,
     },
 }

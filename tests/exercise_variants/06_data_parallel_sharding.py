@@ -66,76 +66,155 @@ def shard_shape(global_shape, mesh_axes, spec):
     return tuple(result)
 """,
     },
-    "batch sharded on the feature dimension": {
+    "every line that mentions all-reduce counted (get-tuple-element too)": {
         "task2-solution": """
-def place_for_data_parallel(mesh, params, batch):
-    params = jax.device_put(params, NamedSharding(mesh, P()))
-    batch = jax.tree.map(
-        lambda a: jax.device_put(a, NamedSharding(mesh, P(*([None] * (a.ndim - 1)), "data"))),
-        batch,
-    )
-    return params, batch
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        if "all-reduce" in line and " = " in line:
+            result = re.split(r"\\s[a-z-]+\\(", line.split(" = ", 1)[1])[0]
+            for dtype, dims in re.findall(r"(\\w+)\\[([\\d,]*)\\]", result):
+                total += HLO_BYTES[dtype] * math.prod(int(d) for d in dims.split(",") if d)
+    return total
 """,
     },
-    "batch replicated like the parameters": {
+    "four bytes per element whatever the type": {
         "task2-solution": """
-def place_for_data_parallel(mesh, params, batch):
-    replicated = NamedSharding(mesh, P())
-    return jax.device_put(params, replicated), jax.device_put(batch, replicated)
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        match = re.search(r"=\\s*(.*?)\\s+all-reduce(-start)?\\(", line)
+        if match:
+            for _, dims in re.findall(r"(\\w+)\\[([\\d,]*)\\]", match.group(1)):
+                total += 4 * math.prod(int(d) for d in dims.split(",") if d)
+    return total
 """,
     },
-    "batch split over every mesh axis": {
+    "only the first shape of a tuple": {
         "task2-solution": """
-def place_for_data_parallel(mesh, params, batch):
-    params = jax.device_put(params, NamedSharding(mesh, P()))
-    return params, jax.device_put(batch, NamedSharding(mesh, P(mesh.axis_names)))
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        match = re.search(r"=\\s*(.*?)\\s+all-reduce(-start)?\\(", line)
+        if match:
+            dtype, dims = re.search(r"(\\w+)\\[([\\d,]*)\\]", match.group(1)).groups()
+            total += HLO_BYTES[dtype] * math.prod(int(d) for d in dims.split(",") if d)
+    return total
 """,
     },
-    "parameters sharded over 'data' too": {
+    "every shape on the line, operands included": {
         "task2-solution": """
-def place_for_data_parallel(mesh, params, batch):
-    sharding = NamedSharding(mesh, P("data"))
-    params = jax.tree.map(
-        lambda a: jax.device_put(a, sharding if a.ndim and a.shape[0] % mesh.shape["data"] == 0
-                                 else NamedSharding(mesh, P())),
-        params,
-    )
-    return params, jax.device_put(batch, sharding)
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        if re.search(r"\\sall-reduce(-start)?\\(", line):
+            for dtype, dims in re.findall(r"(\\w+)\\[([\\d,]*)\\]", line):
+                total += HLO_BYTES[dtype] * math.prod(int(d) for d in dims.split(",") if d)
+    return total
 """,
     },
-    "step jitted without in_shardings": {
-        "task3-solution": """
-def make_data_parallel_step(step_fn, mesh):
-    return jax.jit(step_fn)
+    "an async start and done counted twice": {
+        "task2-solution": """
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        match = re.search(r"=\\s*(.*?)\\s+all-reduce(-start|-done)?\\(", line)
+        if match:
+            for dtype, dims in re.findall(r"(\\w+)\\[([\\d,]*)\\]", match.group(1)):
+                total += HLO_BYTES[dtype] * math.prod(int(d) for d in dims.split(",") if d)
+    return total
 """,
     },
-    "step with the batch replicated": {
+    "every collective counted, all-gathers too": {
+        "task2-solution": """
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        match = re.search(r"=\\s*(.*?)\\s+(all-reduce|all-gather|reduce-scatter)(-start)?\\(", line)
+        if match:
+            for dtype, dims in re.findall(r"(\\w+)\\[([\\d,]*)\\]", match.group(1)):
+                total += HLO_BYTES[dtype] * math.prod(int(d) for d in dims.split(",") if d)
+    return total
+""",
+    },
+    "jitted with shardings but no constraint: every device draws the whole batch": {
         "task3-solution": """
-def make_data_parallel_step(step_fn, mesh):
+def make_sharded_eval(mesh, batch_size):
     replicated = NamedSharding(mesh, P())
-    return jax.jit(step_fn, in_shardings=(replicated, replicated), out_shardings=replicated)
+
+    def evaluate(params, key):
+        return eval_loss(params, synthetic_batch(key, batch_size))
+
+    return jax.jit(evaluate, in_shardings=(replicated, replicated), out_shardings=replicated)
 """,
     },
-    "step with the batch's second dimension over 'data'": {
+    "jax.device_put inside the jitted function": {
         "task3-solution": """
-def make_data_parallel_step(step_fn, mesh):
+def make_sharded_eval(mesh, batch_size):
     replicated = NamedSharding(mesh, P())
-    return jax.jit(
-        step_fn,
-        in_shardings=(replicated, NamedSharding(mesh, P(None, "data"))),
-        out_shardings=replicated,
-    )
+
+    def evaluate(params, key):
+        batch = jax.device_put(synthetic_batch(key, batch_size), NamedSharding(mesh, P("data")))
+        return eval_loss(params, batch)
+
+    return jax.jit(evaluate, in_shardings=(replicated, replicated), out_shardings=replicated)
 """,
     },
-    "step with the batch over every mesh axis": {
+    "the feature dimension split instead of the batch": {
         "task3-solution": """
-def make_data_parallel_step(step_fn, mesh):
+def make_sharded_eval(mesh, batch_size):
     replicated = NamedSharding(mesh, P())
-    return jax.jit(
-        step_fn,
-        in_shardings=(replicated, NamedSharding(mesh, P(mesh.axis_names))),
-        out_shardings=replicated,
-    )
+
+    def evaluate(params, key):
+        x, y = synthetic_batch(key, batch_size)
+        x = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(None, "data")))
+        return eval_loss(params, (x, y))
+
+    return jax.jit(evaluate, in_shardings=(replicated, replicated), out_shardings=replicated)
+""",
+    },
+    "the batch split over every mesh axis": {
+        "task3-solution": """
+def make_sharded_eval(mesh, batch_size):
+    replicated = NamedSharding(mesh, P())
+
+    def evaluate(params, key):
+        batch = synthetic_batch(key, batch_size)
+        batch = jax.lax.with_sharding_constraint(batch, NamedSharding(mesh, P(mesh.axis_names)))
+        return eval_loss(params, batch)
+
+    return jax.jit(evaluate, in_shardings=(replicated, replicated), out_shardings=replicated)
+""",
+    },
+    "batch drawn eagerly and placed, loss jitted": {
+        "task3-solution": """
+def make_sharded_eval(mesh, batch_size):
+    rows = NamedSharding(mesh, P("data"))
+    loss = jax.jit(eval_loss)
+
+    def evaluate(params, key):
+        batch = jax.device_put(synthetic_batch(key, batch_size), rows)
+        return loss(jax.device_put(params, NamedSharding(mesh, P())), batch)
+
+    return evaluate
 """,
     },
     "every 2-D leaf treated as a kernel": {
@@ -200,32 +279,49 @@ def shard_shape(global_shape, mesh_axes, spec):
     return tuple(out)
 """,
     },
-    "placement with full-length specs, leaf by leaf": {
+    "all-reduce bytes by scanning for brackets": {
         "task2-solution": """
-def place_for_data_parallel(mesh, params, batch):
-    def shard_rows(a):
-        return jax.device_put(a, NamedSharding(mesh, P("data", *([None] * (np.ndim(a) - 1)))))
+import re
 
-    def replicate(a):
-        return jax.device_put(a, NamedSharding(mesh, P(*([None] * np.ndim(a)))))
 
-    return jax.tree.map(replicate, params), jax.tree.map(shard_rows, batch)
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        _, found, rhs = line.partition(" = ")
+        if not found:
+            continue
+        for opcode in (" all-reduce(", " all-reduce-start("):
+            if opcode not in rhs:
+                continue
+            result = rhs.split(opcode)[0]
+            i = result.find("[")
+            while i != -1:
+                j = i
+                while j > 0 and result[j - 1].isalnum():
+                    j -= 1
+                k = result.index("]", i)
+                count = 1
+                for d in result[i + 1 : k].split(","):
+                    if d:
+                        count *= int(d)
+                total += HLO_BYTES[result[j:i]] * count
+                i = result.find("[", k)
+    return total
 """,
     },
-    "step with sharding pytrees built per call": {
+    "constraints on x and y separately, default output sharding": {
         "task3-solution": """
-def make_data_parallel_step(step_fn, mesh):
+def make_sharded_eval(mesh, batch_size):
     everywhere = NamedSharding(mesh, P())
+    split_rows = NamedSharding(mesh, P("data", None))
 
-    def step(params, batch):
-        batch = jax.lax.with_sharding_constraint(batch, NamedSharding(mesh, P("data")))
-        return step_fn(params, batch)
+    def evaluate(params, key):
+        x, y = synthetic_batch(key, batch_size)
+        x = jax.lax.with_sharding_constraint(x, split_rows)
+        y = jax.lax.with_sharding_constraint(y, split_rows)
+        return eval_loss(params, (x, y))
 
-    return jax.jit(
-        step,
-        in_shardings=(everywhere, NamedSharding(mesh, P("data"))),
-        out_shardings=(everywhere, everywhere),
-    )
+    return jax.jit(evaluate, in_shardings=(everywhere, everywhere))
 """,
     },
     "parameter specs by recursion over dicts": {

@@ -54,42 +54,59 @@ def resume(manager, model, optimizer):
 """
 
 
-def _train_resumed(*, restore_optimizer=True, resume_from="step", save_step="split"):
-    """A train_resumed with one deliberate mistake switched on."""
-    opt_save = "optimizer=ocp.args.StandardSave(nnx.state(optimizer))," if restore_optimizer else ""
+def _resume_pair(*, save_optimizer=True, save_key=True, resume_from="step", label="split"):
+    """start_run / resume_run with one deliberate mistake switched on."""
+    opt_save = "optimizer=ocp.args.StandardSave(nnx.state(optimizer))," if save_optimizer else ""
     opt_restore = (
-        "optimizer=ocp.args.StandardRestore(nnx.state(optimizer))," if restore_optimizer else ""
+        "optimizer=ocp.args.StandardRestore(nnx.state(optimizer))," if save_optimizer else ""
     )
-    opt_update = 'nnx.update(optimizer, restored["optimizer"])' if restore_optimizer else ""
+    opt_update = 'nnx.update(optimizer, restored["optimizer"])' if save_optimizer else ""
+    key_save = 'data=ocp.args.StandardSave({"key": data_key}),' if save_key else ""
+    key_restore = 'data=ocp.args.StandardRestore({"key": data_key}),' if save_key else ""
+    key_update = (
+        'data_key = restored["data"]["key"]' if save_key else "data_key = jax.random.key(DATA_SEED)"
+    )
     return f"""
-def train_resumed(directory, total_steps, split):
-    directory = Path(directory).absolute()
+def start_run(directory, split):
     model, optimizer = make_model_and_optimizer()
-    losses = [float(train_step(model, optimizer, *batch_for(s))) for s in range(split)]
-    with ocp.CheckpointManager(directory) as manager:
+    data_key = jax.random.key(DATA_SEED)
+    losses = []
+    for _ in range(split):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    with ocp.CheckpointManager(Path(directory).absolute()) as manager:
         manager.save(
-            {save_step},
+            {label},
             args=ocp.args.Composite(
                 params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
                 {opt_save}
+                {key_save}
             ),
         )
+    return losses
+
+
+def resume_run(directory, total_steps):
     model, optimizer = make_model_and_optimizer(seed=1)
-    with ocp.CheckpointManager(directory) as manager:
+    data_key = jax.random.key(DATA_SEED + 1)
+    with ocp.CheckpointManager(Path(directory).absolute()) as manager:
         step = manager.latest_step()
         restored = manager.restore(
             step,
             args=ocp.args.Composite(
                 params=ocp.args.StandardRestore(nnx.state(model, nnx.Param)),
                 {opt_restore}
+                {key_restore}
             ),
         )
     nnx.update(model, restored["params"])
     {opt_update}
-    start = {resume_from}
-    for s in range(start, total_steps):
-        losses.append(float(train_step(model, optimizer, *batch_for(s))))
-    return model, losses
+    {key_update}
+    losses = []
+    for _ in range({resume_from}, total_steps):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    return model, optimizer, losses
 """
 
 
@@ -210,16 +227,105 @@ def save_step(manager, step, model, optimizer):
         + _RESUME_OK,
     },
     "only the parameters are checkpointed": {
-        "task3-solution": _train_resumed(restore_optimizer=False),
+        "task3-solution": _resume_pair(save_optimizer=False),
     },
-    "data stream restarts at batch 0": {
-        "task3-solution": _train_resumed(resume_from="0"),
+    "data stream restarted from DATA_SEED (its key not checkpointed)": {
+        "task3-solution": _resume_pair(save_key=False),
     },
     "resumes one step too late": {
-        "task3-solution": _train_resumed(resume_from="step + 1"),
+        "task3-solution": _resume_pair(resume_from="step + 1"),
     },
     "checkpoint labelled with the last finished step index": {
-        "task3-solution": _train_resumed(save_step="split - 1"),
+        "task3-solution": _resume_pair(label="split - 1"),
+    },
+    "parameters from disk, old optimizer and key carried over in globals": {
+        "task3-solution": """
+_CARRY = {}
+
+
+def start_run(directory, split):
+    model, optimizer = make_model_and_optimizer()
+    data_key = jax.random.key(DATA_SEED)
+    losses = []
+    for _ in range(split):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    _CARRY.update(optimizer=optimizer, key=data_key, step=split)
+    with ocp.StandardCheckpointer() as checkpointer:
+        checkpointer.save(Path(directory).absolute() / "params", nnx.state(model, nnx.Param))
+    return losses
+
+
+def resume_run(directory, total_steps):
+    model, _ = make_model_and_optimizer(seed=1)
+    with ocp.StandardCheckpointer() as checkpointer:
+        params = checkpointer.restore(
+            Path(directory).absolute() / "params", nnx.state(model, nnx.Param)
+        )
+    nnx.update(model, params)
+    optimizer, data_key = _CARRY["optimizer"], _CARRY["key"]
+    losses = []
+    for _ in range(_CARRY["step"], total_steps):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    return model, optimizer, losses
+""",
+    },
+    "restore onto the abstract state as it is (the saved layout comes back)": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    abstract = nnx.eval_shape(make_model)
+    graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
+    with ocp.StandardCheckpointer() as checkpointer:
+        params = checkpointer.restore(Path(directory).absolute(), abstract_params)
+    return nnx.merge(graphdef, params, rest)
+""",
+    },
+    "kernels split along the input dimension": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    abstract = nnx.eval_shape(make_model)
+    graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
+    target = jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(
+            a.shape, a.dtype, sharding=NamedSharding(mesh, P("model") if a.ndim == 2 else P())
+        ),
+        abstract_params,
+    )
+    with ocp.StandardCheckpointer() as checkpointer:
+        params = checkpointer.restore(Path(directory).absolute(), target)
+    return nnx.merge(graphdef, params, rest)
+""",
+    },
+    "every parameter replicated": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    abstract = nnx.eval_shape(make_model)
+    graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
+    replicated = NamedSharding(mesh, P())
+    target = jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=replicated), abstract_params
+    )
+    with ocp.StandardCheckpointer() as checkpointer:
+        params = checkpointer.restore(Path(directory).absolute(), target)
+    return nnx.merge(graphdef, params, rest)
+""",
+    },
+    "a real model is built, restored, then moved with device_put": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    model = make_model()
+    with ocp.StandardCheckpointer() as checkpointer:
+        params = checkpointer.restore(Path(directory).absolute(), nnx.state(model, nnx.Param))
+    params = jax.tree.map(
+        lambda a: jax.device_put(
+            a, NamedSharding(mesh, P(None, "model") if a.ndim == 2 else P())
+        ),
+        params,
+    )
+    nnx.update(model, params)
+    return model
+""",
     },
 }
 
@@ -293,29 +399,110 @@ def resume(manager, model, optimizer):
     return latest
 """,
     },
-    "whole optimizer state with StandardCheckpointer, abstract targets": {
+    "StandardCheckpointer, one dict with the step inside, abstract targets": {
         "task3-solution": """
-def train_resumed(directory, total_steps, split):
-    path = Path(directory).absolute() / f"step_{split}"
+def start_run(directory, split):
     model, optimizer = make_model_and_optimizer()
+    key = jax.random.key(DATA_SEED)
     losses = []
-    for s in range(split):
-        losses.append(float(train_step(model, optimizer, *batch_for(s))))
-    checkpoint = {"model": nnx.state(model, nnx.Param), "opt": nnx.state(optimizer)}
+    for _ in range(split):
+        key, batch = next_batch(key)
+        losses.append(float(train_step(model, optimizer, *batch)))
+    state = {
+        "model": nnx.state(model, nnx.Param),
+        "opt": nnx.state(optimizer),
+        "key": key,
+        "step": jnp.asarray(split),
+    }
     with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(path, checkpoint)
-    del model, optimizer, checkpoint
+        checkpointer.save(Path(directory).resolve() / "ckpt", state, force=True)
+    return losses
 
+
+def resume_run(directory, total_steps):
     model, optimizer = make_model_and_optimizer(seed=1)
     abstract_model, abstract_opt = nnx.eval_shape(make_model_and_optimizer)
-    target = {"model": nnx.state(abstract_model, nnx.Param), "opt": nnx.state(abstract_opt)}
+    target = {
+        "model": nnx.state(abstract_model, nnx.Param),
+        "opt": nnx.state(abstract_opt),
+        "key": jax.eval_shape(lambda: jax.random.key(0)),
+        "step": jax.ShapeDtypeStruct((), jnp.int32),
+    }
     with ocp.StandardCheckpointer() as checkpointer:
-        restored = checkpointer.restore(path, target)
-    nnx.update(model, restored["model"])
-    nnx.update(optimizer, restored["opt"])
-    for s in range(split, total_steps):
-        losses.append(float(train_step(model, optimizer, *batch_for(s))))
-    return model, losses
+        state = checkpointer.restore(Path(directory).resolve() / "ckpt", target)
+    nnx.update(model, state["model"])
+    nnx.update(optimizer, state["opt"])
+    key, losses = state["key"], []
+    for _ in range(int(state["step"]), total_steps):
+        key, batch = next_batch(key)
+        losses.append(float(train_step(model, optimizer, *batch)))
+    return model, optimizer, losses
+""",
+    },
+    "the data stream replayed from DATA_SEED up to the saved step": {
+        "task3-solution": """
+import os
+
+
+def start_run(directory, split):
+    model, optimizer = make_model_and_optimizer()
+    data_key = jax.random.key(DATA_SEED)
+    losses = []
+    for _ in range(split):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    manager = ocp.CheckpointManager(os.path.abspath(directory))
+    manager.save(
+        split,
+        args=ocp.args.Composite(
+            params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
+            optimizer=ocp.args.StandardSave(nnx.state(optimizer)),
+        ),
+    )
+    manager.wait_until_finished()
+    manager.close()
+    return losses
+
+
+def resume_run(directory, total_steps):
+    model, optimizer = make_model_and_optimizer(seed=1)
+    manager = ocp.CheckpointManager(os.path.abspath(directory))
+    step = manager.latest_step()
+    restored = manager.restore(
+        step,
+        args=ocp.args.Composite(
+            params=ocp.args.StandardRestore(nnx.state(model, nnx.Param)),
+            optimizer=ocp.args.StandardRestore(nnx.state(optimizer)),
+        ),
+    )
+    manager.close()
+    nnx.update(model, restored["params"])
+    nnx.update(optimizer, restored["optimizer"])
+    data_key = jax.random.key(DATA_SEED)
+    for _ in range(step):  # fast-forward the stream: it is deterministic
+        data_key, _ = next_batch(data_key)
+    losses = []
+    for _ in range(step, total_steps):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    return model, optimizer, losses
+""",
+    },
+    "sharding chosen by the leaf's name, restored through a Checkpointer with StandardRestore": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    graphdef, abstract_params = nnx.split(nnx.eval_shape(make_model), nnx.Param)
+
+    def place(path, leaf):
+        name = jax.tree_util.keystr(path)
+        spec = P(None, "model") if "kernel" in name else P()
+        return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=NamedSharding(mesh, spec))
+
+    target = jax.tree_util.tree_map_with_path(place, abstract_params)
+    checkpointer = ocp.Checkpointer(ocp.StandardCheckpointHandler())
+    params = checkpointer.restore(str(Path(directory).absolute()), ocp.args.StandardRestore(target))
+    checkpointer.close()
+    return nnx.merge(graphdef, params)
 """,
     },
 }

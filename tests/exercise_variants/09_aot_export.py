@@ -1,23 +1,8 @@
 """Wrong-but-plausible and alternative-correct answers for solutions/09_aot_export."""
 
-_T3_MATMUL_AND_FORMULA = """
-
-def matmul_flops(m, k, n):
-    a = jax.ShapeDtypeStruct((m, k), jnp.float32)
-    b = jax.ShapeDtypeStruct((k, n), jnp.float32)
-    return flops_of(jax.jit(jnp.matmul).lower(a, b).compile())
-
-
-def matmul_flops_formula(m, k, n):
-    return 2 * m * k * n
-"""
-
-_T3_FLOPS_OF = """
-def flops_of(compiled):
-    cost = compiled.cost_analysis()
-    if isinstance(cost, dict):
-        cost = [cost]
-    return float(sum(entry["flops"] for entry in cost))
+_T2_WEIGHTS_AS_LEAVES = """
+def weights_of(model):
+    return jax.tree.leaves(nnx.state(model, nnx.Param))
 """
 
 WRONG = {
@@ -28,12 +13,55 @@ class BucketServer:
         self.fn, self.params, self.sizes = jax.jit(fn), params, sorted(batch_sizes)
 
     def handle(self, x):
+        x = np.asarray(x, np.float32)
         n = x.shape[0]
         fitting = [b for b in self.sizes if b >= n]
         if not fitting:
             raise ValueError(n)
-        padded = jnp.pad(jnp.asarray(x, jnp.float32), ((0, min(fitting) - n), (0, 0)))
-        return self.fn(self.params, padded)[:n]
+        padded = np.zeros((min(fitting), x.shape[1]), np.float32)
+        padded[:n] = x
+        return np.asarray(self.fn(self.params, padded))[:n]
+""",
+    },
+    "pads and slices device arrays with jnp (compiles per new size)": {
+        "task1-solution": """
+class BucketServer:
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params = params
+        self.programs = {
+            b: jax.jit(fn).lower(params, jax.ShapeDtypeStruct((b, d), jnp.float32)).compile()
+            for b, d in zip(batch_sizes, [feature_dim] * len(batch_sizes), strict=True)
+        }
+
+    def handle(self, x):
+        n = x.shape[0]
+        fitting = [b for b in self.programs if b >= n]
+        if not fitting:
+            raise ValueError(f"batch of {n} rows is larger than every compiled size")
+        b = min(fitting)
+        padded = jnp.pad(jnp.asarray(x, jnp.float32), ((0, b - n), (0, 0)))
+        return self.programs[b](self.params, padded)[:n]
+""",
+    },
+    "pads on the host but slices the device array": {
+        "task1-solution": """
+class BucketServer:
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params = params
+        self.programs = {
+            b: jax.jit(fn).lower(params, jax.ShapeDtypeStruct((b, d), jnp.float32)).compile()
+            for b, d in zip(batch_sizes, [feature_dim] * len(batch_sizes), strict=True)
+        }
+
+    def handle(self, x):
+        x = np.asarray(x, np.float32)
+        n = x.shape[0]
+        fitting = [b for b in self.programs if b >= n]
+        if not fitting:
+            raise ValueError(n)
+        b = min(fitting)
+        padded = np.concatenate([x, np.zeros((b - n, x.shape[1]), np.float32)])
+        return self.programs[b](self.params, padded)[:n]
 """,
     },
     "compiled programs called without padding": {
@@ -51,7 +79,7 @@ class BucketServer:
         fitting = [b for b in self.programs if b >= n]
         if not fitting:
             raise ValueError(n)
-        return self.programs[min(fitting)](self.params, x)
+        return np.asarray(self.programs[min(fitting)](self.params, np.asarray(x, np.float32)))
 """,
     },
     "always pads to the largest batch size": {
@@ -65,111 +93,140 @@ class BucketServer:
         }
 
     def handle(self, x):
+        x = np.asarray(x, np.float32)
         n = x.shape[0]
         b = max(self.programs)
         if n > b:
             raise ValueError(n)
-        padded = jnp.pad(jnp.asarray(x, jnp.float32), ((0, b - n), (0, 0)))
-        return self.programs[b](self.params, padded)[:n]
+        padded = np.zeros((b, x.shape[1]), np.float32)
+        padded[:n] = x
+        return np.asarray(self.programs[b](self.params, padded))[:n]
 """,
     },
-    "only the largest size compiled at start-up": {
-        "task1-solution": """
-class BucketServer:
-    def __init__(self, fn, params, batch_sizes, feature_dim):
-        self.params, self.size = params, max(batch_sizes)
-        spec = jax.ShapeDtypeStruct((self.size, feature_dim), jnp.float32)
-        self.program = jax.jit(fn).lower(params, spec).compile()
-
-    def handle(self, x):
-        n = x.shape[0]
-        if n > self.size:
-            raise ValueError(n)
-        padded = jnp.pad(jnp.asarray(x, jnp.float32), ((0, self.size - n), (0, 0)))
-        return self.program(self.params, padded)[:n]
-""",
-    },
-    "exported with a fixed batch size": {
-        "task2-solution": """
-def export_for_serving(fn, params, feature_dim):
-    spec = jax.ShapeDtypeStruct((1, feature_dim), jnp.float32)
-    exported = export.export(jax.jit(lambda x: fn(params, x)), platforms=["cpu", "cuda"])(spec)
-    return exported.serialize()
-""",
-    },
-    "exported only for the local platform": {
-        "task2-solution": """
-def export_for_serving(fn, params, feature_dim):
-    spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
-    return export.export(jax.jit(lambda x: fn(params, x)))(spec).serialize()
-""",
-    },
-    "parameters left as an input of the artifact": {
-        "task2-solution": """
-def export_for_serving(fn, params, feature_dim):
-    spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
-    param_specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), params)
-    exported = export.export(jax.jit(fn), platforms=["cpu", "cuda"])(param_specs, spec)
-    return exported.serialize()
-""",
-    },
-    "Exported object returned instead of bytes": {
-        "task2-solution": """
-def export_for_serving(fn, params, feature_dim):
-    spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
-    return export.export(jax.jit(lambda x: fn(params, x)), platforms=["cpu", "cuda"])(spec)
-""",
-    },
-    "feature dimension made symbolic too": {
-        "task2-solution": """
-def export_for_serving(fn, params, feature_dim):
-    spec = jax.ShapeDtypeStruct(export.symbolic_shape("b, f"), jnp.float32)
-    exported = export.export(jax.jit(lambda x: fn(params, x)), platforms=["cpu", "cuda"])(spec)
-    return exported.serialize()
-""",
-    },
-    "formula m*k*n (multiply-adds, not FLOPs)": {
-        "task3-solution": _T3_FLOPS_OF
+    "the weights baked in as constants": {
+        "task2-solution": _T2_WEIGHTS_AS_LEAVES
         + """
 
-def matmul_flops(m, k, n):
-    a = jax.ShapeDtypeStruct((m, k), jnp.float32)
-    b = jax.ShapeDtypeStruct((k, n), jnp.float32)
-    return flops_of(jax.jit(jnp.matmul).lower(a, b).compile())
-
-
-def matmul_flops_formula(m, k, n):
-    return m * k * n
+def export_with_weights(model, feature_dim):
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
+    return export.export(jax.jit(lambda x: model(x)))(spec).serialize()
 """,
     },
-    "cost_analysis assumed to be a dict": {
-        "task3-solution": """
-def flops_of(compiled):
-    return float(compiled.cost_analysis()["flops"])
-"""
-        + _T3_MATMUL_AND_FORMULA,
-    },
-    "only the first dict of a list counted": {
-        "task3-solution": """
-def flops_of(compiled):
-    cost = compiled.cost_analysis()
-    if isinstance(cost, list):
-        cost = cost[0]
-    return float(cost["flops"])
-"""
-        + _T3_MATMUL_AND_FORMULA,
-    },
-    "real arrays created to lower the matmul": {
-        "task3-solution": _T3_FLOPS_OF
+    "weights taken as an input but the closed-over model used": {
+        "task2-solution": _T2_WEIGHTS_AS_LEAVES
         + """
 
-def matmul_flops(m, k, n):
-    a, b = jnp.ones((m, k), jnp.float32), jnp.ones((k, n), jnp.float32)
-    return flops_of(jax.jit(jnp.matmul).lower(a, b).compile())
+def export_with_weights(model, feature_dim):
+    weights = weights_of(model)
+    specs = [jax.ShapeDtypeStruct(w.shape, w.dtype) for w in weights]
+    x_spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
+    return export.export(jax.jit(lambda w, x: model(x)))(specs, x_spec).serialize()
+""",
+    },
+    "nnx.to_pure_dict (integer keys of an nnx.List do not serialise)": {
+        "task2-solution": """
+def weights_of(model):
+    return nnx.to_pure_dict(nnx.state(model, nnx.Param))
 
 
-def matmul_flops_formula(m, k, n):
-    return 2 * m * k * n
+def export_with_weights(model, feature_dim):
+    graphdef, state = nnx.split(model, nnx.Param)
+
+    def serve(weights, x):
+        return nnx.merge(graphdef, weights)(x)
+
+    specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), weights_of(model))
+    x_spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
+    return export.export(jax.jit(serve))(specs, x_spec).serialize()
+""",
+    },
+    "the nnx.State itself as the input": {
+        "task2-solution": """
+def weights_of(model):
+    return nnx.state(model, nnx.Param)
+
+
+def export_with_weights(model, feature_dim):
+    graphdef, state = nnx.split(model, nnx.Param)
+    x_spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {feature_dim}"), jnp.float32)
+    serve = jax.jit(lambda weights, x: nnx.merge(graphdef, weights)(x))
+    return export.export(serve)(state, x_spec).serialize()
+""",
+    },
+    "a fixed batch size": {
+        "task2-solution": _T2_WEIGHTS_AS_LEAVES
+        + """
+
+def export_with_weights(model, feature_dim):
+    graphdef, state = nnx.split(model, nnx.Param)
+    treedef = jax.tree.structure(state)
+
+    def serve(weights, x):
+        return nnx.merge(graphdef, jax.tree.unflatten(treedef, weights))(x)
+
+    specs = [jax.ShapeDtypeStruct(w.shape, w.dtype) for w in jax.tree.leaves(state)]
+    x_spec = jax.ShapeDtypeStruct((7, feature_dim), jnp.float32)
+    return export.export(jax.jit(serve))(specs, x_spec).serialize()
+""",
+    },
+    "lazily jitted exp.call per size": {
+        "task3-solution": """
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    return {b: jax.jit(exp.call) for b in batch_sizes}
+""",
+    },
+    "warmed up by calling exp.call once per size": {
+        "task3-solution": """
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    call = jax.jit(exp.call)
+    for b in batch_sizes:
+        args = [np.zeros([b if export.is_symbolic_dim(d) else d for d in a.shape], a.dtype)
+                for a in exp.in_avals]
+        call(*jax.tree.unflatten(exp.in_tree, args)[0])
+    return {b: call for b in batch_sizes}
+""",
+    },
+    "only the first input, assumed to be x": {
+        "task3-solution": """
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    (first, *_) = exp.in_avals
+    return {
+        b: jax.jit(exp.call)
+        .lower(jax.ShapeDtypeStruct((b, first.shape[1]), first.dtype))
+        .compile()
+        for b in batch_sizes
+    }
+""",
+    },
+    "the symbolic dimension set in the last input only": {
+        "task3-solution": """
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    programs = {}
+    for b in batch_sizes:
+        *rest, last = exp.in_avals
+        specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in rest]
+        specs.append(jax.ShapeDtypeStruct((b, *last.shape[1:]), last.dtype))
+        args, kwargs = jax.tree.unflatten(exp.in_tree, specs)
+        programs[b] = jax.jit(exp.call).lower(*args, **kwargs).compile()
+    return programs
+""",
+    },
+    "one program for the largest size, under every key": {
+        "task3-solution": """
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    b = max(batch_sizes)
+    specs = [
+        jax.ShapeDtypeStruct(tuple(b if export.is_symbolic_dim(d) else d for d in a.shape), a.dtype)
+        for a in exp.in_avals
+    ]
+    args, kwargs = jax.tree.unflatten(exp.in_tree, specs)
+    program = jax.jit(exp.call).lower(*args, **kwargs).compile()
+    return {size: program for size in batch_sizes}
 """,
     },
 }
@@ -198,40 +255,43 @@ class BucketServer:
         return np.asarray(self.fn(self.params, padded))[:n]
 """,
     },
-    "symbolic shape with like=, platforms as a tuple, bytes()": {
+    "weights as a flat dict with string paths": {
         "task2-solution": """
-def export_for_serving(fn, params, feature_dim):
-    shape = export.symbolic_shape("batch, ...", like=(None, feature_dim))
+def weights_of(model):
+    state = nnx.state(model, nnx.Param)
+    flat = jax.tree_util.tree_flatten_with_path(state)[0]
+    return {jax.tree_util.keystr(path): leaf for path, leaf in flat}
 
-    def serve(x):
-        return fn(params, x)
 
-    exp = export.export(jax.jit(serve), platforms=("cuda", "cpu"))(
-        jax.ShapeDtypeStruct(shape, np.float32)
-    )
-    return bytes(exp.serialize())
+def export_with_weights(model, feature_dim):
+    graphdef, state = nnx.split(model, nnx.Param)
+    paths_and_leaves, treedef = jax.tree_util.tree_flatten_with_path(state)
+    names = [jax.tree_util.keystr(path) for path, _ in paths_and_leaves]
+
+    def serve(weights, x):
+        rebuilt = jax.tree.unflatten(treedef, [weights[name] for name in names])
+        return nnx.merge(graphdef, rebuilt)(x)
+
+    specs = {k: jax.ShapeDtypeStruct(v.shape, v.dtype) for k, v in weights_of(model).items()}
+    n_shape = export.symbolic_shape("n, ...", like=(None, feature_dim))
+    x_spec = jax.ShapeDtypeStruct(n_shape, np.float32)
+    return bytes(export.export(jax.jit(serve))(specs, x_spec).serialize())
 """,
     },
-    "dict.get, jnp.dot and a float formula": {
+    "avals rebuilt as a tree, then mapped to concrete shapes": {
         "task3-solution": """
-def flops_of(compiled):
-    cost = compiled.cost_analysis()
-    entries = cost if isinstance(cost, (list, tuple)) else [cost]
-    total = 0.0
-    for entry in entries:
-        total += entry.get("flops", 0.0)
-    return total
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    avals_args, avals_kwargs = jax.tree.unflatten(exp.in_tree, list(exp.in_avals))
+    programs = {}
+    for size in sorted(set(batch_sizes)):
+        def concrete(aval, size=size):
+            shape = [size if export.is_symbolic_dim(d) else int(d) for d in aval.shape]
+            return jax.ShapeDtypeStruct(tuple(shape), aval.dtype)
 
-
-def matmul_flops(m, k, n):
-    lowered = jax.jit(lambda a, b: jnp.dot(a, b)).lower(
-        jax.ShapeDtypeStruct((m, k), np.float32), jax.ShapeDtypeStruct((k, n), np.float32)
-    )
-    return flops_of(lowered.compile())
-
-
-def matmul_flops_formula(m, k, n):
-    return 2.0 * m * n * k
+        args, kwargs = jax.tree.map(concrete, (avals_args, avals_kwargs))
+        programs[size] = jax.jit(exp.call).lower(*args, **kwargs).compile()
+    return programs
 """,
     },
 }
