@@ -5,6 +5,9 @@
 #   docker run --rm --gpus all -p 8888:8888 jax-on-nvidia-gpus
 #
 # The host needs an NVIDIA driver and the NVIDIA Container Toolkit (`--gpus all`).
+#
+# The image holds no solutions/ (.dockerignore): grading mounts them read-only and runs each
+# submission's kernel in bubblewrap, which hides them (README: Grading untrusted code).
 FROM ghcr.io/astral-sh/uv:0.13.8 AS uv
 
 FROM nvidia/cuda:12.9.1-base-ubuntu24.04
@@ -15,6 +18,12 @@ ENV UV_PYTHON_INSTALL_DIR=/opt/python \
     PATH=/opt/venv/bin:$PATH
 
 COPY --from=uv /uv /usr/local/bin/uv
+
+# bubblewrap: `python -m autograder grade` starts every student's kernel inside it.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first, in their own layer: it is rebuilt only when the lock changes.
 COPY requirements-gpu.lock /tmp/requirements-gpu.lock

@@ -35,7 +35,8 @@ AGAIN  := make $(MAKECMDGOALS)$(if $(CUDA), GPU=$(GPU))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test browser lock release clean-notebooks run-course gpu-check grade-benchmark
+.PHONY: help install lab test browser sandbox lock release clean-notebooks run-course gpu-check \
+	grade-benchmark
 
 help:
 	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12, GPU=cuda13; PORT=$(PORT))"
@@ -45,6 +46,7 @@ help:
 	@echo "make gpu-check  every lesson and solution without Jupyter: artifacts/gpu-check/report.md"
 	@echo "make lock       re-resolve requirements*.lock and environment.yml after editing pyproject.toml"
 	@echo "make browser    install Debian's chromium for the browser tests (make test does this)"
+	@echo "make sandbox    install bubblewrap, which grading runs submissions in (make test does this)"
 	@echo "make grade-benchmark  time serial vs parallel grading of 20 synthetic students"
 
 # The one-line answers when the install cannot go on ($$py: what $(PYTHON) is, if anything).
@@ -93,11 +95,26 @@ $(CHROMIUM):
 	set -x; $$sudo apt-get update -qq \
 	&& DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium
 
+# `python -m autograder grade` runs each submission's kernel in bubblewrap (autograder/sandbox.py).
+BWRAP ?= /usr/bin/bwrap
+
+sandbox: $(BWRAP)
+
+$(BWRAP):
+	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
+	else echo "$(BWRAP) is missing: install bubblewrap as root (apt-get install bubblewrap)," \
+		"or grade with --no-sandbox (README: Grading untrusted code)"; exit 1; fi; \
+	command -v apt-get >/dev/null || { echo "$(BWRAP) is missing and there is no apt-get:" \
+		"install bubblewrap (dnf install bubblewrap, ...) and run make test BWRAP=/path/to/bwrap"; \
+		exit 1; }; \
+	set -x; $$sudo apt-get update -qq \
+	&& DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends bubblewrap
+
 lab: $(STAMP)
 	PATH="$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
 		--ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
 
-test: $(STAMP) browser
+test: $(STAMP) browser sandbox
 	PATH="$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(STAMP)
@@ -123,6 +140,7 @@ lock: $(STAMP)
 		--python-platform x86_64-manylinux_2_28 --extra cuda13 -o requirements-cuda13.lock
 	$(BIN)/python tools/render_environment.py
 
-# Serial vs parallel `python -m autograder grade` on 20 synthetic students of lesson 00.
-grade-benchmark: $(STAMP)
+# Serial vs parallel `python -m autograder grade` on 20 synthetic students of lesson 00,
+# and what the sandbox costs a kernel.
+grade-benchmark: $(STAMP) sandbox
 	PATH="$(BIN):$$PATH" $(BIN)/python tools/grade_benchmark.py

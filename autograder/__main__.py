@@ -81,11 +81,26 @@ def _grade(args: argparse.Namespace) -> int:
     # Imported only now: nbgrader takes seconds to import, and a usage error needs none of it.
     from autograder import report
     from autograder.grade_class import Settings, grade_class
-    from autograder.sandbox import Limits
+    from autograder.sandbox import NO_SANDBOX_NOTE, Limits, SandboxUnavailable, find_sandbox
 
     db_url = args.db or course_config(REPO_ROOT).CourseDirectory.db_url
+    db_folder = None
     if db_url.startswith("sqlite:///"):  # SQLite creates the file but not its folder
-        Path(db_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        db_folder = Path(db_url.removeprefix("sqlite:///")).resolve().parent
+        db_folder.mkdir(parents=True, exist_ok=True)
+    sandbox = None
+    if not args.no_sandbox:
+        # Everything of the instructor's that the kernel must not even see named.
+        hidden = (REPO_ROOT, args.source, args.submissions, args.out, *filter(None, [db_folder]))
+        try:
+            sandbox = find_sandbox(
+                REPO_ROOT, tuple(p.resolve() for p in hidden), tmpfs_mb=args.memory_mb
+            )
+        except SandboxUnavailable as error:
+            print(f"not grading: {error}", file=sys.stderr)
+            return 2
+    else:
+        print(f"warning: {NO_SANDBOX_NOTE}", file=sys.stderr)
     settings = Settings(
         out_dir=args.out.resolve(),
         db_url=db_url,
@@ -98,9 +113,12 @@ def _grade(args: argparse.Namespace) -> int:
         ),
         workers=args.workers,
         strict=args.strict,
+        sandbox=sandbox,
     )
     rows = grade_class(found, settings)
     print(report.summary(rows))
+    if sandbox is None:
+        print(f"{NO_SANDBOX_NOTE}; logs: {settings.out_dir / 'logs'}")
     print(f"grades: {settings.out_dir / report.GRADES_CSV}; feedback: {settings.out_dir}/feedback")
     attention = report.needs_attention(rows)
     for row in attention:
@@ -199,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
         "--strict",
         action="store_true",
         help="turn JAX-stack DeprecationWarnings into errors, as the course's own checks do",
+    )
+    p.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the submissions' kernels without bubblewrap: only for code you trust "
+        "(they could read the solutions and the gradebook, and reach the network)",
     )
     p.set_defaults(handler=_grade)
 

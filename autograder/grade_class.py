@@ -15,7 +15,7 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from autograder import course_gradebook, report, worker
 from autograder.feedback import unavailable_page
-from autograder.sandbox import Limits, kill_tree
+from autograder.sandbox import Limits, Sandbox, kill_tree, socket_folder
 from autograder.submissions import Submission
 from autograder.worker import CRASHED, GRADED, INVALID, TIMED_OUT, Job, Outcome, read_outcome
 
@@ -37,6 +37,7 @@ class Settings:
     limits: Limits
     workers: int
     strict: bool = False
+    sandbox: Sandbox | None = None  # None: the kernels run unsandboxed (--no-sandbox)
 
 
 @dataclass
@@ -78,7 +79,7 @@ def _finish(running: _Running, timed_out: bool) -> Outcome:
 
 def _record(outcome: Outcome, settings: Settings) -> None:
     course_gradebook.record(settings.db_url, outcome.assignment, outcome.student, outcome.tasks)
-    if outcome.status != GRADED:
+    if outcome.status != GRADED or settings.sandbox is None:
         report.write_log(settings.out_dir, outcome)
     feedback = report.feedback_path(settings.out_dir, outcome.student, outcome.assignment)
     if not feedback.exists():  # removed before grading, so it is from this run
@@ -93,6 +94,7 @@ def grade_class(submissions: list[Submission], settings: Settings) -> list[repor
     """Grade ``submissions``, record them in the gradebook, write ``settings.out_dir``."""
     tqdm.monitor_interval = 0  # no monitor thread: children are forked from this process
     fork = multiprocessing.get_context("fork")
+    worker.preload()
     rows: list[report.Row] = []
     with tempfile.TemporaryDirectory(prefix="grade-class-") as tmp:
         run_dir = Path(tmp)
@@ -101,25 +103,33 @@ def grade_class(submissions: list[Submission], settings: Settings) -> list[repor
             template = run_dir / "templates" / assignment
             template_db = f"sqlite:///{template / 'gradebook.db'}"
             course_gradebook.generate(assignment, template, settings.solutions_dir, template_db)
-            course_gradebook.generate(
-                assignment, run_dir / "course" / assignment, settings.solutions_dir, settings.db_url
-            )
             infos[assignment] = course_gradebook.describe(template_db, assignment)
+        in_course_gradebook: set[str] = set()
 
         def done(outcome: Outcome) -> None:
+            if outcome.assignment not in in_course_gradebook:  # once, while workers run
+                course_gradebook.generate(
+                    outcome.assignment,
+                    run_dir / "course" / outcome.assignment,
+                    settings.solutions_dir,
+                    settings.db_url,
+                )
+                in_course_gradebook.add(outcome.assignment)
             _record(outcome, settings)
             rows.append(report.Row.from_outcome(outcome, infos[outcome.assignment].max_score))
 
-        pending = []
+        finished: list[Outcome] = []  # to record in the gradebook
+        pending: list[Job] = []
         for submission in submissions:
             report.feedback_path(
                 settings.out_dir, submission.student, submission.assignment
             ).unlink(missing_ok=True)
             if submission.notebook is None:
-                done(Outcome(submission.student, submission.assignment, INVALID,
-                             for_student=submission.problem))  # fmt: skip
+                finished.append(Outcome(submission.student, submission.assignment, INVALID,
+                                        for_student=submission.problem))  # fmt: skip
                 continue
-            scratch = run_dir / "jobs" / submission.assignment / submission.student
+            # Short: the kernel's sockets are files in it (see sandbox.SOCKET_PATH_MAX).
+            scratch = run_dir / str(len(pending))
             pending.append(
                 Job(
                     student=submission.student,
@@ -128,38 +138,54 @@ def grade_class(submissions: list[Submission], settings: Settings) -> list[repor
                     template=run_dir / "templates" / submission.assignment,
                     solutions_dir=settings.solutions_dir,
                     scratch=scratch,
+                    shared=run_dir / "shared",
+                    sockets=scratch / "box" / "k",
                     feedback_html=report.feedback_path(
                         settings.out_dir, submission.student, submission.assignment
                     ),
                     limits=settings.limits,
                     strict=settings.strict,
+                    sandbox=settings.sandbox,
                 )
             )
         pending.reverse()  # pop() takes them in the order given
 
         running: dict[int, _Running] = {}
-        bar = tqdm(total=len(submissions), initial=len(rows), unit="notebook", file=sys.stderr)
+        bar = tqdm(total=len(submissions), unit="notebook", file=sys.stderr)
         try:
-            while pending or running:
+            while pending or running or finished:
+                # Start the next submissions first: the gradebook is written while they run.
                 while pending and len(running) < settings.workers:
                     job = pending.pop()
+                    job = replace(job, sockets=socket_folder(job.sockets))
                     job.scratch.mkdir(parents=True)
                     process = fork.Process(target=worker.run, args=(job,))
                     process.start()
                     deadline = time.monotonic() + job.limits.notebook_timeout_s
                     running[process.sentinel] = _Running(process, job, deadline)
+                for outcome in finished:
+                    done(outcome)
+                    bar.update()
+                finished.clear()
+                if not running:
+                    continue
                 next_deadline = min(r.deadline for r in running.values())
                 ready = wait(list(running), timeout=max(0.0, next_deadline - time.monotonic()))
                 now = time.monotonic()
                 for sentinel, run in list(running.items()):
                     if sentinel in ready or run.deadline <= now:
                         del running[sentinel]
-                        done(_finish(run, timed_out=sentinel not in ready))
-                        shutil.rmtree(run.job.scratch, ignore_errors=True)
-                        bar.update()
+                        finished.append(_finish(run, timed_out=sentinel not in ready))
+                        _remove_scratch(run.job)
         finally:
             for run in running.values():  # interrupted: leave no kernel behind
                 kill_tree(run.process.pid)  # type: ignore[arg-type]
+                _remove_scratch(run.job)
             bar.close()
     report.write_tables(settings.out_dir, rows, {a: i.grade_cells for a, i in infos.items()})
     return rows
+
+
+def _remove_scratch(job: Job) -> None:
+    shutil.rmtree(job.scratch, ignore_errors=True)
+    shutil.rmtree(job.sockets, ignore_errors=True)  # outside the scratch folder when too long

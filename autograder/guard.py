@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook
+from nbgrader.preprocessors import OverwriteCells
 
 from autograder.config import COURSE_ID
 
@@ -65,9 +66,16 @@ def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
+def restored_source(grade_id: str, source: str) -> str:
+    """A graded cell the student deleted, as nbgrader puts it back: behind a comment."""
+    notice = OverwriteCells().missing_cell_notification.format(cell_id=grade_id)
+    return "# " + notice + source
+
+
 def _cells(db_url: str, assignment: str) -> tuple[dict[str, str], list[str]]:
     """Hashes of the graded cells (-> grade_id) and of the other locked cells, as nbgrader
-    will execute them: it puts every locked cell's source back from the gradebook."""
+    will execute them: it puts every locked cell's source back from the gradebook (a deleted
+    graded cell comes back with a notice in front of it)."""
     graded, locked = {}, []
     with Gradebook(db_url, COURSE_ID) as gradebook:
         for notebook in gradebook.find_assignment(assignment).notebooks:
@@ -77,6 +85,7 @@ def _cells(db_url: str, assignment: str) -> tuple[dict[str, str], list[str]]:
                     continue
                 if cell.locked and cell.name in grade_ids:
                     graded[source_hash(cell.source)] = cell.name
+                    graded[source_hash(restored_source(cell.name, cell.source))] = cell.name
                 elif cell.locked:
                     locked.append(source_hash(cell.source))
     return graded, locked

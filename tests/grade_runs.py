@@ -25,8 +25,11 @@ class Run:
     tmp: Path  # TMPDIR of the run: every scratch folder and kernel working folder is inside
 
 
-def grade(folder: Path, work: Path, *args: str, db: str = "") -> Run:
-    """Run the grading command as an instructor would; everything it writes goes under ``work``."""
+def grade(
+    folder: Path, work: Path, *args: str, db: str = "", env: dict[str, str] | None = None
+) -> Run:
+    """Run the grading command as an instructor would; everything it writes goes under ``work``.
+    ``env``: variables to set on top of this process's environment."""
     work.mkdir(parents=True, exist_ok=True)
     (work / "tmp").mkdir(exist_ok=True)
     db = db or f"sqlite:///{work / 'gradebook.db'}"
@@ -36,7 +39,7 @@ def grade(folder: Path, work: Path, *args: str, db: str = "") -> Run:
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        env={**os.environ, "TMPDIR": str(work / "tmp")},
+        env={**os.environ, **(env or {}), "TMPDIR": str(work / "tmp")},
     )  # fmt: skip
     return Run(result, work / "out", db, work / "tmp")
 

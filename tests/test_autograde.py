@@ -1,8 +1,12 @@
-"""Every exercise notebook, graded by nbgrader: the solution scores full marks, the release 0."""
+"""Every exercise notebook, graded by nbgrader: the solution scores full marks (with TF32
+emulated, as a GPU computes), the release 0."""
 
 from __future__ import annotations
 
+import pytest
+
 from autograder.grading import autograde
+from autograder.kernel import EMULATE_TF32_VARIABLE
 from tests.course import released_notebook, solution_notebook
 from tests.per_assignment import classes_per_assignment
 
@@ -10,7 +14,9 @@ from tests.per_assignment import classes_per_assignment
 class _TestAutograde:
     assignment: str
 
-    def test_solution_scores_full_marks(self) -> None:
+    def test_solution_scores_full_marks(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Graded as on a GPU, where float32 matmuls run in TF32 (tests/test_tf32.py)."""
+        monkeypatch.setenv(EMULATE_TF32_VARIABLE, "1")  # the kernel inherits it
         submission = solution_notebook(self.assignment)
         before = submission.read_bytes()
         grade = autograde(self.assignment, submission)

@@ -20,6 +20,7 @@ from nbgrader.utils import determine_grade
 
 from autograder import notebooks
 from autograder.config import CELL_TIMEOUT_S
+from autograder.kernel import EMULATE_TF32_VARIABLE
 from tests.course import grade_id, solution_notebook
 from tests.per_assignment import classes_per_assignment
 
@@ -189,18 +190,31 @@ def lost_points(cell: nbformat.NotebookNode) -> bool:
     return score is None or score < max_score
 
 
-# Which variants each test runs: filled in per class by pytest_generate_tests below.
-KIND_OF_TEST = {
-    "test_wrong_answer_loses_points": "WRONG",
-    "test_other_correct_answer_gets_full_marks": "CORRECT",
-}
+def correct_rounds(assignment: str) -> list[list[str]]:
+    """The CORRECT variants packed into as few whole-notebook runs as possible: a run takes
+    at most one variant per answer cell (correct answers to different tasks compose)."""
+    rounds: list[tuple[set[str], list[str]]] = []
+    for name, replacements in load_variants(assignment).CORRECT.items():
+        for cells, names in rounds:
+            if not cells & set(replacements):
+                cells.update(replacements)
+                names.append(name)
+                break
+        else:
+            rounds.append((set(replacements), [name]))
+    return [names for _, names in rounds]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    kind = KIND_OF_TEST.get(metafunc.definition.originalname)
-    if kind and metafunc.cls is not None:
-        names = list(getattr(load_variants(metafunc.cls.assignment), kind))
-        metafunc.parametrize("variant", names)
+    """Which variants each test runs, per class: every WRONG one alone, the CORRECT ones in
+    rounds."""
+    if metafunc.cls is None:
+        return
+    if metafunc.definition.originalname == "test_wrong_answer_loses_points":
+        metafunc.parametrize("variant", list(load_variants(metafunc.cls.assignment).WRONG))
+    if metafunc.definition.originalname == "test_other_correct_answers_get_full_marks":
+        rounds = correct_rounds(metafunc.cls.assignment)
+        metafunc.parametrize("variants", rounds, ids=["+".join(r) for r in rounds])
 
 
 class _TestVariants:
@@ -227,12 +241,18 @@ class _TestVariants:
         failed = shared_kernel.run(notebook, set(replacements))
         assert failed, f"{variant!r} got full marks"
 
-    def test_other_correct_answer_gets_full_marks(self, variant: str, tmp_path: Path) -> None:
-        replacements = load_variants(self.assignment).CORRECT[variant]
+    def test_other_correct_answers_get_full_marks(
+        self, variants: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The whole notebook in a fresh kernel, as graded, with float32 matmuls in TF32 as
+        on a GPU: a correct answer must not depend on the CPU's extra precision."""
+        correct = load_variants(self.assignment).CORRECT
+        replacements = {cell: src for name in variants for cell, src in correct[name].items()}
         notebook = with_variant(self.assignment, replacements)
-        client(notebook, tmp_path).execute()  # a fresh kernel: the whole notebook, as graded
+        monkeypatch.setenv(EMULATE_TF32_VARIABLE, "1")  # the kernel inherits it
+        client(notebook, tmp_path).execute()
         failed = failing_grade_cells(notebook)
-        assert not failed, f"{variant!r} lost points in {sorted(failed)}"
+        assert not failed, f"{variants} lost points in {sorted(failed)}"
 
 
 classes_per_assignment(_TestVariants, globals())

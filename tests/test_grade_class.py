@@ -2,14 +2,22 @@
 
 The class is graded once in parallel and once serially (module fixtures); the tests read
 what those runs wrote. Limits are short (5 s a cell, 1 GiB a process),
-so the memory hog is only ever run under the limit the grader enforces.
+so the memory hog is only ever run under the limit the grader enforces. One student, the
+burglar, reaches for everything that is not its own (see tests/synthetic_class.py), while a
+server of the test's listens on 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import shutil
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 import pytest
 
 from autograder import course_gradebook
@@ -23,20 +31,63 @@ from tests.grade_runs import (
     tree_digest,
     visible_text,
 )
-from tests.synthetic_class import ASSIGNMENT, CLASS, HIDDEN_LINES, MAX_SCORE, Student
+from tests.synthetic_class import (
+    ASSIGNMENT,
+    BURGLAR_ATTEMPTS,
+    CLASS,
+    DAEMON_MARK,
+    HIDDEN_LINES,
+    MAX_SCORE,
+    REACHED_MARK,
+    WRITTEN_MARK,
+    Student,
+)
 
 # The notebook limit is generous because the machines running the suite may be busy; the
 # test of that limit sets its own.
 LIMITS = ("--cell-timeout", "5", "--timeout", "180", "--memory-mb", "1024")
+EVERYONE = sorted([student.name for student in CLASS] + ["burglar"])
+
+
+@dataclass
+class Server:
+    """A TCP server on 127.0.0.1 that counts the connections it accepts."""
+
+    port: int = 0
+    connections: list[str] = field(default_factory=list)
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, str]:
-    """(source folder, released notebook, submitted/ tree, digest of the tree before grading)."""
+def server() -> Iterator[Server]:
+    listener = socket.create_server(("127.0.0.1", 0))
+    found = Server(listener.getsockname()[1])
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, address = listener.accept()
+            except OSError:
+                return
+            found.connections.append(str(address))
+            connection.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield found
+    listener.close()
+
+
+@pytest.fixture(scope="module")
+def course(
+    tmp_path_factory: pytest.TempPathFactory, server: Server
+) -> tuple[Path, Path, Path, str]:
+    """(source folder, released notebook, submitted/ tree, digest of the course folder --
+    sources, released notebook, submissions -- before grading)."""
     root = tmp_path_factory.mktemp("course")
     released = synthetic_class.write_assignment(root / "solutions")
-    synthetic_class.write_class(released, root / "submitted", CLASS)
-    return root / "solutions", released, root / "submitted", tree_digest(root / "submitted")
+    students = [*CLASS, synthetic_class.burglar(server.port)]
+    synthetic_class.write_class(released, root / "submitted", students)
+    return root / "solutions", released, root / "submitted", tree_digest(root)
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +127,11 @@ def test_the_run_finishes_and_its_exit_status_asks_for_attention(parallel: Run) 
 def test_the_gradebook_holds_exactly_the_csv_grades(parallel: Run) -> None:
     recorded = course_gradebook.scores(parallel.db, ASSIGNMENT)
     rows = by_student(parallel)
-    assert sorted(recorded) == sorted(rows) == sorted(s.name for s in CLASS)
+    assert sorted(recorded) == sorted(rows) == EVERYONE
     for name, cells in recorded.items():
         assert sum(cells.values()) == float(rows[name]["score"]), name
     tasks = read_csv(parallel.out / "tasks.csv")
-    assert len(tasks) == len(CLASS) * 4  # one row per graded cell and student
+    assert len(tasks) == len(EVERYONE) * 4  # one row per graded cell and student
     assert {row["task"] for row in tasks} == {
         "task1-visible", "task1-hidden", "task2-visible", "task2-hidden"
     }  # fmt: skip
@@ -95,11 +146,31 @@ def test_serial_and_parallel_runs_give_the_same_grades(parallel: Run, serial: Ru
     )
 
 
-def test_submissions_are_never_modified(
-    course: tuple[Path, Path, Path, str], parallel: Run
+def test_submissions_and_sources_are_never_modified(
+    course: tuple[Path, Path, Path, str], parallel: Run, serial: Run
 ) -> None:
     _, _, submitted, before = course
-    assert tree_digest(submitted) == before
+    assert tree_digest(submitted.parent) == before
+
+
+def test_a_submission_gets_nothing_it_reaches_for(
+    parallel: Run, serial: Run, server: Server, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The burglar: its own (wrong) answers' grade, and nothing else -- not the reference
+    answers through the course package, no solution, gradebook, hidden test, other student's
+    notebook, grader's folder, network connection, surviving process or file written."""
+    for run in (parallel, serial):
+        row = by_student(run)["burglar"]
+        assert (row["status"], float(row["score"])) == ("graded", 2.0), row
+        page = visible_text(run.out / "feedback" / "burglar" / ASSIGNMENT / "exercises.html")
+        assert f"burglar tried {BURGLAR_ATTEMPTS} ways, reached 0" in page, page[-3000:]
+        assert REACHED_MARK not in page
+    assert server.connections == [], "the sandboxed kernel reached the host's 127.0.0.1"
+    left = [p.info["cmdline"] for p in psutil.process_iter(["cmdline"])
+            if DAEMON_MARK in " ".join(p.info["cmdline"] or [])]  # fmt: skip
+    assert not left, left
+    written = list(tmp_path_factory.getbasetemp().rglob(WRITTEN_MARK))
+    assert not written, written
 
 
 def test_no_process_is_left_running(parallel: Run, serial: Run) -> None:
@@ -110,7 +181,7 @@ def test_no_process_is_left_running(parallel: Run, serial: Run) -> None:
 
 def test_feedback_never_shows_hidden_tests(parallel: Run) -> None:
     pages = sorted((parallel.out / "feedback").rglob("*.html"))
-    assert len(pages) == len(CLASS)
+    assert len(pages) == len(EVERYONE)
     for page in pages:
         text = visible_text(page)
         assert "BEGIN HIDDEN TESTS" not in text and "END HIDDEN TESTS" not in text, page
@@ -146,7 +217,7 @@ def test_regrading_replaces_and_new_students_add(
     assert after.pop("latecomer")["score"] == "6.0"
     assert after == before
     recorded = course_gradebook.scores(db, ASSIGNMENT)
-    assert len(recorded) == len(CLASS) + 1
+    assert len(recorded) == len(EVERYONE) + 1
     assert sum(recorded["wrong"].values()) == float(before["wrong"]["score"])
 
 
@@ -175,3 +246,25 @@ def test_a_folder_that_is_not_submissions_gets_a_clear_message(tmp_path: Path) -
     assert run.result.returncode == 2
     assert "expected either nbgrader's tree" in run.result.stderr
     assert not (tmp_path / "work" / "out").exists()
+
+
+def test_without_bubblewrap_grading_refuses_unless_told_to_run_unsandboxed(
+    course: tuple[Path, Path, Path, str], tmp_path: Path
+) -> None:
+    source, released, _, _ = course
+    CLASS[0].write(released, tmp_path / "class" / "correct" / ASSIGNMENT)
+    no_bwrap = {"PATH": str(Path(sys.executable).parent)}  # this Python's scripts, no bwrap
+    args = ("--source", str(source), *LIMITS)
+
+    refused = grade(tmp_path / "class", tmp_path / "refused", *args, env=no_bwrap)
+    assert refused.result.returncode == 2, refused.result.stderr[-3000:]
+    assert "apt-get install bubblewrap" in refused.result.stderr
+    assert "--no-sandbox" in refused.result.stderr
+    assert not refused.out.exists()
+
+    run = grade(tmp_path / "class", tmp_path / "work", *args, "--no-sandbox", env=no_bwrap)
+    assert run.result.returncode == 0, run.result.stderr[-3000:]
+    assert by_student(run)["correct"]["score"] == "6.0"
+    assert "WITHOUT the sandbox" in run.result.stdout  # the summary says so
+    log = (run.out / "logs" / ASSIGNMENT / "correct.txt").read_text()  # and each grade's log
+    assert log.startswith("status: graded") and "WITHOUT the sandbox" in log

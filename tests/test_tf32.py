@@ -2,8 +2,8 @@
 
 XLA:CPU ignores ``jax.default_matmul_precision``; the suite's kernels emulate TF32 when
 ``COURSE_EMULATE_TF32=1`` (autograder/kernel.py). These tests check the emulation against
-the figure measured on an H200, then run every solution notebook, hidden tests included,
-under it.
+the figure measured on an H200; tests/test_autograde.py grades every solution under it and
+tests/test_exercise_variants.py runs every other correct answer under it.
 """
 
 from __future__ import annotations
@@ -12,14 +12,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-from nbclient import NotebookClient
-
-from autograder import notebooks
-from autograder.config import CELL_TIMEOUT_S
 from autograder.kernel import EMULATE_TF32_VARIABLE, TF32_SCRIPT
-from tests.course import solution_notebook
-from tests.per_assignment import classes_per_assignment
 
 # The relative error of a 512×512 float32 matmul of standard normal values, against float64,
 # as a fraction of the largest entry: 2.96e-4 on an H200 (default precision, jax 0.11.2).
@@ -56,21 +49,3 @@ def test_emulation_matches_a_gpus_tf32_error() -> None:
 
 def test_without_the_switch_the_cpu_keeps_float32() -> None:
     assert max(_matmul_errors(emulate=False)) < 1e-5
-
-
-class _TestSolutionUnderTF32:
-    assignment: str
-
-    def test_every_cell_passes(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        path = solution_notebook(self.assignment)
-        monkeypatch.setenv(EMULATE_TF32_VARIABLE, "1")  # the kernel inherits it
-        client = NotebookClient(
-            notebooks.read(path),
-            timeout=CELL_TIMEOUT_S,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(path.parent)}},
-        )
-        client.execute()  # raises CellExecutionError naming the failing cell
-
-
-classes_per_assignment(_TestSolutionUnderTF32, globals())

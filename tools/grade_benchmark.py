@@ -7,14 +7,23 @@ blank ones, and the wrong-but-plausible answers of tests/exercise_variants/), th
 in the same run: the bare execution of the solution notebook (one kernel, nbclient), the
 grading command with one worker, and with ``--workers``. Prints the speedup and the time
 per submission relative to the bare execution. Both runs must give the same grades.
+
+The sandbox's share: kernels started with and without the bubblewrap box, alternately
+(``--kernel-starts`` of each), time until they answer; the difference of the medians is
+what the box costs a submission (its kernel starts once).
+
+Figures for the README come from a quiet machine: the load average before the run is
+printed, with a warning when it is 0.5 or more.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import filecmp
 import importlib.util
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +37,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from autograder.config import CELL_TIMEOUT_S, LESSONS_DIR, SOLUTIONS_DIR  # noqa: E402
+
+QUIET_LOAD = 0.5
 
 
 def _answers(notebook: nbformat.NotebookNode) -> dict[str, str]:
@@ -90,11 +101,54 @@ def grade_s(submitted: Path, work: Path, workers: int) -> tuple[float, int]:
     return seconds, result.returncode
 
 
+async def _kernel_ready_s(manager_class: type, box: object, cwd: Path) -> float:
+    """Seconds from starting a kernel to its first answer (kernel_info), then shut it down."""
+    manager = manager_class(
+        kernel_name="python3",
+        transport="ipc",
+        ip=str(box.sockets / "s"),  # type: ignore[attr-defined]
+        connection_file=str(box.sockets / "kernel.json"),  # type: ignore[attr-defined]
+    )
+    start = time.perf_counter()
+    await manager.start_kernel(cwd=str(cwd))
+    client = manager.client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=300)
+        return time.perf_counter() - start
+    finally:
+        client.stop_channels()
+        await manager.shutdown_kernel(now=True)
+
+
+def kernel_starts_s(starts: int) -> tuple[list[float], list[float]]:
+    """Seconds to a ready kernel without and with the sandbox, ``starts`` of each, alternated."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    from autograder.config import REPO_ROOT as COURSE
+    from autograder.sandbox import Box, find_sandbox
+    from autograder.worker import boxed_kernel_manager
+
+    sandbox = find_sandbox(COURSE, (COURSE,), tmpfs_mb=1024)
+    plain: list[float] = []
+    boxed: list[float] = []
+    for _ in range(starts):
+        for times, sandboxed in ((plain, False), (boxed, True)):
+            with tempfile.TemporaryDirectory(prefix="kernel-start-") as tmp:
+                box = Box.create(Path(tmp) / "box", Path(tmp) / "box" / "k")
+                cwd = Path(tmp) / "cwd"
+                cwd.mkdir()
+                manager = boxed_kernel_manager(sandbox, box) if sandboxed else AsyncKernelManager
+                times.append(asyncio.run(_kernel_ready_s(manager, box, cwd)))
+    return plain, boxed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--assignment", default="00_gpu_detection")
+    parser.add_argument("--kernel-starts", type=int, default=10)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="grade-benchmark-") as tmp:
@@ -104,26 +158,39 @@ def main() -> int:
         bare = min(bare_execution_s(args.assignment) for _ in range(2))
         serial, serial_status = grade_s(root / "submitted", root / "serial", 1)
         parallel, parallel_status = grade_s(root / "submitted", root / "parallel", args.workers)
+        plain, boxed = kernel_starts_s(args.kernel_starts)
         load_after = os.getloadavg()[0]
         same = filecmp.cmp(root / "serial/out/grades.csv", root / "parallel/out/grades.csv", False)
 
     per_submission = serial / args.students
+    sandbox_s = statistics.median(boxed) - statistics.median(plain)
     rows = [
         ("assignment", args.assignment),
         ("students", str(args.students)),
         ("cores", str(os.cpu_count())),
-        ("load average (1 min) before / after", f"{load_before:.1f} / {load_after:.1f}"),
+        ("load average (1 min) before / after", f"{load_before:.2f} / {load_after:.2f}"),
         ("bare execution of one notebook", f"{bare:.1f} s"),
         ("grading, 1 worker (wall)", f"{serial:.1f} s"),
         (f"grading, {args.workers} workers (wall)", f"{parallel:.1f} s"),
         ("speedup", f"{serial / parallel:.2f}x"),
-        ("per submission, serial", f"{per_submission:.1f} s"),
+        ("per submission, serial", f"{per_submission:.2f} s"),
         ("per submission / bare execution", f"{per_submission / bare:.2f}x"),
         ("same grades serial and parallel", "yes" if same else "NO"),
+        (
+            f"kernel ready, median of {args.kernel_starts}: plain / sandboxed",
+            f"{statistics.median(plain):.3f} s / {statistics.median(boxed):.3f} s",
+        ),
+        ("sandbox per submission (one kernel start)", f"{sandbox_s * 1000:+.0f} ms"),
+        ("sandbox share of a submission's time", f"{sandbox_s / per_submission:+.1%}"),
     ]
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
+    if load_before >= QUIET_LOAD:
+        print(
+            f"warning: load average {load_before:.2f} >= {QUIET_LOAD} before the run: "
+            "not a quiet machine, these are not README figures"
+        )
     return 0 if same and serial_status == parallel_status else 1
 
 

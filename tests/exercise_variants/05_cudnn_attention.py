@@ -1,54 +1,93 @@
 """Wrong-but-plausible and alternative-correct answers for solutions/05_cudnn_attention."""
 
 WRONG = {
+    "library through an aliased import: the cap is never applied": {
+        "task1-solution": """
+from jax.nn import dot_product_attention as dpa
+
+
+def softcap_attention(q, k, v, cap, is_causal=False):
+    return dpa(q, k, v, is_causal=is_causal)
+""",
+    },
+    "key/value heads tiled: query head n uses key/value head n % K": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.tile(k, (1, 1, groups, 1)), jnp.tile(v, (1, 1, groups, 1))
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+    scores = cap * jnp.tanh(scores / cap)
+    if is_causal:
+        scores = jnp.where(jnp.tril(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
+    "cap applied to the unscaled scores, 1/sqrt(H) afterwards": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k)
+    scores = cap * jnp.tanh(scores / cap) / math.sqrt(q.shape[-1])
+    if is_causal:
+        scores = jnp.where(jnp.tril(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
+    "scores clipped to [-cap, cap] instead of soft-capped": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+    scores = jnp.clip(jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1]), -cap, cap)
+    if is_causal:
+        scores = jnp.where(jnp.tril(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
+    "cap applied after the causal mask: masked scores become -cap": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+    if is_causal:
+        scores = jnp.where(jnp.tril(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
+    scores = cap * jnp.tanh(scores / cap)
+    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
+""",
+    },
     "scores scaled by 1/H instead of 1/sqrt(H)": {
         "task1-solution": """
-def attention(q, k, v, is_causal=False):
-    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / q.shape[-1]
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+    scores = cap * jnp.tanh(jnp.einsum("btnh,bsnh->bnts", q, k) / q.shape[-1] / cap)
     if is_causal:
-        T, S = scores.shape[-2:]
-        scores = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+        scores = jnp.where(jnp.tril(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
     return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
 """,
     },
     "softmax over the query axis": {
         "task1-solution": """
-def attention(q, k, v, is_causal=False):
-    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+    scores = cap * jnp.tanh(jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1]) / cap)
     if is_causal:
-        T, S = scores.shape[-2:]
-        scores = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+        scores = jnp.where(jnp.tril(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
     return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-2), v)
 """,
     },
     "causal mask keeps the upper triangle": {
         "task1-solution": """
-def attention(q, k, v, is_causal=False):
-    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
+def softcap_attention(q, k, v, cap, is_causal=False):
+    groups = q.shape[2] // k.shape[2]
+    k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+    scores = cap * jnp.tanh(jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1]) / cap)
     if is_causal:
-        T, S = scores.shape[-2:]
-        scores = jnp.where(jnp.triu(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
+        scores = jnp.where(jnp.triu(jnp.ones(scores.shape[-2:], dtype=bool)), scores, -jnp.inf)
     return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
-""",
-    },
-    "mask multiplies the scores by zero instead of removing them": {
-        "task1-solution": """
-def attention(q, k, v, is_causal=False):
-    scores = jnp.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])
-    if is_causal:
-        T, S = scores.shape[-2:]
-        scores = scores * jnp.tril(jnp.ones((T, S)))
-    return jnp.einsum("bnts,bsnh->btnh", jax.nn.softmax(scores, axis=-1), v)
-""",
-    },
-    "inputs read as (B, N, T, H)": {
-        "task1-solution": """
-def attention(q, k, v, is_causal=False):
-    scores = q @ jnp.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
-    if is_causal:
-        T, S = scores.shape[-2:]
-        scores = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), scores, -jnp.inf)
-    return jax.nn.softmax(scores, axis=-1) @ v
 """,
     },
     "size in bits": {
@@ -199,19 +238,31 @@ def growth_exponent(lengths, sizes):
 }
 
 CORRECT = {
-    "matmuls on transposed arrays, explicit stable softmax": {
+    "key/value heads repeated, explicit stable softmax": {
         "task1-solution": """
-def attention(q, k, v, is_causal=False):
+def softcap_attention(q, k, v, cap, is_causal=False):
+    group = q.shape[2] // k.shape[2]
+    k = jnp.repeat(k, group, axis=2)  # head n -> key/value head n // group
+    v = jnp.repeat(v, group, axis=2)
     qh, kh, vh = (jnp.transpose(x, (0, 2, 1, 3)) for x in (q, k, v))  # (B, N, T|S, H)
-    scores = (qh @ jnp.swapaxes(kh, -1, -2)) * (q.shape[-1] ** -0.5)  # (B, N, T, S)
+    s = (qh @ jnp.swapaxes(kh, -1, -2)) * q.shape[-1] ** -0.5
+    s = jnp.tanh(s / cap) * cap
     if is_causal:
-        t = jnp.arange(scores.shape[-2])[:, None]
-        s = jnp.arange(scores.shape[-1])[None, :]
-        scores = jnp.where(s <= t, scores, jnp.finfo(scores.dtype).min)
-    scores = scores - jnp.max(scores, axis=-1, keepdims=True)
-    weights = jnp.exp(scores)
-    weights = weights / jnp.sum(weights, axis=-1, keepdims=True)
-    return jnp.transpose(weights @ vh, (0, 2, 1, 3))
+        rows = jnp.arange(s.shape[-2])[:, None]
+        cols = jnp.arange(s.shape[-1])[None, :]
+        s = jnp.where(cols <= rows, s, jnp.finfo(s.dtype).min)
+    w = jnp.exp(s - s.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return jnp.transpose(w @ vh, (0, 2, 1, 3))
+""",
+    },
+    "the library, given a bias that turns its scores into capped ones": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    group = q.shape[2] // k.shape[2]
+    scores = jnp.einsum("btnh,bsnh->bnts", q, jnp.repeat(k, group, axis=2)) / math.sqrt(q.shape[-1])
+    bias = cap * jnp.tanh(scores / cap) - scores  # library logits + bias = capped logits
+    return jax.nn.dot_product_attention(q, k, v, bias=bias, is_causal=is_causal)
 """,
     },
     "itemsize from an empty array, length by binary search": {

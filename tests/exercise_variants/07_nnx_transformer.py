@@ -1,45 +1,101 @@
 """Wrong-but-plausible and alternative-correct answers for solutions/07_nnx_transformer."""
 
 WRONG = {
-    "is_causal forgotten": {
+    "is_causal=True only: the prompt stays causal": {
         "task1-solution": """
-def causal_sdpa(query, key, value, **kwargs):
-    return jax.nn.dot_product_attention(query, key, value, mask=kwargs.get("mask"))
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        return jax.nn.dot_product_attention(query, key, value, mask=mask, is_causal=True)
+
+    return prefix_lm_sdpa
 """,
     },
-    "mask built with the wrong triangle": {
+    "prompt queries see every key, generated ones included": {
         "task1-solution": """
-def causal_sdpa(query, key, value, mask=None, **kwargs):
-    scores = jnp.einsum("bqhd,bkhd->bhqk", query, key) / jnp.sqrt(query.shape[-1])
-    allowed = jnp.triu(jnp.ones((query.shape[1], key.shape[1]), dtype=bool))
-    if mask is not None:
-        allowed = allowed & mask
-    weights = jax.nn.softmax(jnp.where(allowed, scores, -jnp.inf), axis=-1)
-    return jnp.einsum("bhqk,bkhd->bqhd", weights, value)
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((i < prefix_len) | (j <= i))[None, None]
+        if mask is not None:
+            allowed = allowed & mask
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
 """,
     },
-    "no **kwargs: rejects what MultiHeadAttention passes": {
+    "off by one: the prompt is taken as prefix_len + 1 tokens": {
         "task1-solution": """
-def causal_sdpa(query, key, value, mask=None):
-    return jax.nn.dot_product_attention(query, key, value, mask=mask, is_causal=True)
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((j <= prefix_len) | (j <= i))[None, None]
+        if mask is not None:
+            allowed = allowed & mask
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
 """,
     },
-    "obeys the is_causal=False that MultiHeadAttention passes by default": {
+    "causal part reversed: later keys instead of earlier ones": {
         "task1-solution": """
-def causal_sdpa(query, key, value, mask=None, is_causal=True, **kwargs):
-    return jax.nn.dot_product_attention(query, key, value, mask=mask, is_causal=is_causal)
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((j < prefix_len) | (j >= i))[None, None]
+        if mask is not None:
+            allowed = allowed & mask
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
 """,
     },
     "extra mask ignored": {
         "task1-solution": """
-def causal_sdpa(query, key, value, **kwargs):
-    return jax.nn.dot_product_attention(query, key, value, is_causal=True)
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, **kwargs):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((j < prefix_len) | (j <= i))[None, None]
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
+""",
+    },
+    "extra mask combined with OR": {
+        "task1-solution": """
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((j < prefix_len) | (j <= i))[None, None]
+        if mask is not None:
+            allowed = allowed | mask
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
+""",
+    },
+    "no **kwargs: rejects what MultiHeadAttention passes": {
+        "task1-solution": """
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((j < prefix_len) | (j <= i))[None, None]
+        if mask is not None:
+            allowed = allowed & mask
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
 """,
     },
     "post-norm block": {
         "task2-solution": """
 class Block(nnx.Module):
-    def __init__(self, d_model, num_heads, *, attention_fn, rngs):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
         self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
         self.attn = nnx.MultiHeadAttention(
             num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
@@ -48,33 +104,42 @@ class Block(nnx.Module):
         self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
         self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
         self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
 
     def __call__(self, x):
         h = self.ln1(x + self.attn(x))
-        return self.ln2(h + self.mlp_out(jax.nn.gelu(self.mlp_in(h))))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return self.ln2(h + mlp(self, h))
 """,
     },
     "attention_fn not passed on: default, non-causal attention": {
         "task2-solution": """
 class Block(nnx.Module):
-    def __init__(self, d_model, num_heads, *, attention_fn, rngs):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
         self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
         self.attn = nnx.MultiHeadAttention(
-            num_heads=num_heads, in_features=d_model, decode=False, rngs=rngs
+            num_heads=num_heads, in_features=d_model,
+            decode=False, rngs=rngs,
         )
         self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
         self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
         self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
 
     def __call__(self, x):
         h = x + self.attn(self.ln1(x))
-        return h + self.mlp_out(jax.nn.gelu(self.mlp_in(self.ln2(h))))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
 """,
     },
     "relu instead of gelu": {
         "task2-solution": """
 class Block(nnx.Module):
-    def __init__(self, d_model, num_heads, *, attention_fn, rngs):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
         self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
         self.attn = nnx.MultiHeadAttention(
             num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
@@ -83,16 +148,20 @@ class Block(nnx.Module):
         self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
         self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
         self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.relu(self.mlp_in(x)))
 
     def __call__(self, x):
         h = x + self.attn(self.ln1(x))
-        return h + self.mlp_out(jax.nn.relu(self.mlp_in(self.ln2(h))))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
 """,
     },
     "no residual around the MLP": {
         "task2-solution": """
 class Block(nnx.Module):
-    def __init__(self, d_model, num_heads, *, attention_fn, rngs):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
         self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
         self.attn = nnx.MultiHeadAttention(
             num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
@@ -101,10 +170,109 @@ class Block(nnx.Module):
         self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
         self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
         self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
 
     def __call__(self, x):
         h = x + self.attn(self.ln1(x))
-        return self.mlp_out(jax.nn.gelu(self.mlp_in(self.ln2(h))))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return mlp(self, self.ln2(h))
+""",
+    },
+    "remat_mlp accepted but never used": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        return h + self.mlp(self.ln2(h))
+""",
+    },
+    "the whole block rematerialised, attention included": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def forward(self, x):
+        h = x + self.attn(self.ln1(x))
+        return h + self.mlp(self.ln2(h))
+
+    def __call__(self, x):
+        forward = nnx.remat(Block.forward) if self.remat_mlp else Block.forward
+        return forward(self, x)
+""",
+    },
+    "only mlp_in rematerialised: its output is still kept for gelu": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        y = self.ln2(h)
+        linear = nnx.remat(nnx.Linear.__call__) if self.remat_mlp else nnx.Linear.__call__
+        hidden = linear(self.mlp_in, y)
+        return h + self.mlp_out(jax.nn.gelu(hidden))
+""",
+    },
+    "attention rematerialised instead of the MLP": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def attention(self, x):
+        return self.attn(self.ln1(x))
+
+    def __call__(self, x):
+        attention = nnx.remat(Block.attention) if self.remat_mlp else Block.attention
+        h = x + attention(self, x)
+        return h + self.mlp(self.ln2(h))
 """,
     },
     "summed instead of averaged loss": {
@@ -228,31 +396,43 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
 }
 
 CORRECT = {
-    "attention written out by hand": {
+    "hand-written attention with the pattern from jnp.tril": {
         "task1-solution": """
-def causal_sdpa(query, key, value, **kwargs):
-    mask = kwargs.get("mask")
-    t, s = query.shape[1], key.shape[1]
-    scores = jnp.einsum("bqhd,bkhd->bhqk", query, key) * query.shape[-1] ** -0.5
-    allowed = jnp.arange(s)[None, :] <= jnp.arange(t)[:, None]
+def make_prefix_lm_sdpa(prefix_len):
+    def attention_fn(query, key, value, **kwargs):
+        t, s = query.shape[1], key.shape[1]
+        pattern = jnp.tril(jnp.ones((t, s), dtype=bool)).at[:, :prefix_len].set(True)
+        if kwargs.get("mask") is not None:
+            pattern = jnp.logical_and(pattern, kwargs["mask"])
+        scores = jnp.einsum("bqhd,bkhd->bhqk", query, key) * query.shape[-1] ** -0.5
+        scores = jnp.where(pattern, scores, jnp.finfo(scores.dtype).min)
+        return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(scores, axis=-1), value)
+
+    return attention_fn
+""",
+    },
+    "functools.partial with prefix_len as a keyword, -1e9 bias instead of a mask": {
+        "task1-solution": """
+from functools import partial
+
+
+def _prefix_attention(query, key, value, *, prefix_len, mask=None, **unused):
+    i, j = jnp.indices((query.shape[1], key.shape[1]))
+    allowed = jnp.logical_or(j < prefix_len, j <= i)[None, None]
     if mask is not None:
         allowed = jnp.logical_and(allowed, mask)
-    scores = jnp.where(allowed, scores, jnp.finfo(scores.dtype).min)
-    return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(scores, axis=-1), value)
+    bias = jnp.where(allowed, 0.0, -1e9).astype(query.dtype)
+    return jax.nn.dot_product_attention(query, key, value, bias=bias)
+
+
+def make_prefix_lm_sdpa(prefix_len):
+    return partial(_prefix_attention, prefix_len=prefix_len)
 """,
     },
-    "causal mask combined by hand, is_causal left off": {
-        "task1-solution": """
-def causal_sdpa(query, key, value, *, mask=None, **unused):
-    causal = jnp.tril(jnp.ones((query.shape[1], key.shape[1]), dtype=bool))
-    combined = causal if mask is None else causal & mask
-    return jax.nn.dot_product_attention(query, key, value, mask=combined)
-""",
-    },
-    "block with an mlp helper and nnx.gelu": {
+    "mlp helper, nnx.gelu, jax.checkpoint on a closure": {
         "task2-solution": """
 class Block(nnx.Module):
-    def __init__(self, d_model, num_heads, *, attention_fn, rngs):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
         hidden = 4 * d_model
         self.attn = nnx.MultiHeadAttention(
             num_heads, d_model, qkv_features=d_model, out_features=d_model,
@@ -261,14 +441,40 @@ class Block(nnx.Module):
         self.mlp_in = nnx.Linear(d_model, hidden, rngs=rngs)
         self.mlp_out = nnx.Linear(hidden, d_model, rngs=rngs)
         self.ln1, self.ln2 = nnx.LayerNorm(d_model, rngs=rngs), nnx.LayerNorm(d_model, rngs=rngs)
-
-    def mlp(self, x):
-        return self.mlp_out(nnx.gelu(self.mlp_in(x)))
+        self.remat_mlp = remat_mlp
 
     def __call__(self, x):
         x = x + self.attn(self.ln1(x))
-        x = x + self.mlp(self.ln2(x))
-        return x
+
+        def mlp(y):
+            return self.mlp_out(nnx.gelu(self.mlp_in(y)))
+
+        if self.remat_mlp:
+            mlp = jax.checkpoint(mlp)
+        return x + mlp(self.ln2(x))
+""",
+    },
+    "ln2 inside the rematerialised part, nnx.remat on a function": {
+        "task2-solution": """
+def _norm_and_mlp(block, h):
+    return block.mlp_out(jax.nn.gelu(block.mlp_in(block.ln2(h))))
+
+
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.second_half = nnx.remat(_norm_and_mlp) if remat_mlp else _norm_and_mlp
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        return h + self.second_half(self, h)
 """,
     },
     "plain function, grad and loss computed separately, one-hot cross-entropy": {
