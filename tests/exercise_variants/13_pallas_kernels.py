@@ -1,0 +1,422 @@
+"""Wrong-but-plausible and alternative-correct answers for solutions/13_pallas_kernels."""
+
+WRONG = {
+    "task 1: grid rounded down (the tail tiles are never computed)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        h = x_ref[...].astype(jnp.float32) * scale_ref[...] + shift_ref[...]
+        o_ref[...] = jax.nn.silu(h).astype(o_ref.dtype)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(rows // br, cols // bc),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 1: every program gets the whole scale and shift vectors": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        j = pl.program_id(1)
+        s = scale_ref[pl.ds(j * bc, bc)].astype(jnp.float32)
+        t = shift_ref[pl.ds(j * bc, bc)].astype(jnp.float32)
+        o_ref[...] = jax.nn.silu(x_ref[...].astype(jnp.float32) * s + t).astype(o_ref.dtype)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    whole = pl.BlockSpec((cols,), lambda i, j: (0,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, whole, whole],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 1: pads x to whole tiles outside the kernel (an extra pass over memory)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+    pr, pc = pl.cdiv(rows, br) * br, pl.cdiv(cols, bc) * bc
+    xp = jnp.pad(x, ((0, pr - rows), (0, pc - cols)))
+    sp, tp = jnp.pad(scale, (0, pc - cols)), jnp.pad(shift, (0, pc - cols))
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        h = x_ref[...].astype(jnp.float32) * scale_ref[...].astype(jnp.float32)
+        o_ref[...] = jax.nn.silu(h + shift_ref[...].astype(jnp.float32)).astype(o_ref.dtype)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    out = pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((pr, pc), x.dtype),
+        grid=(pr // br, pc // bc),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(xp, sp, tp)
+    return out[:rows, :cols]
+""",
+    },
+    "task 1: the affine part in jnp, only the SiLU in the kernel": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+    h = x.astype(jnp.float32) * scale.astype(jnp.float32) + shift.astype(jnp.float32)
+
+    def kernel(h_ref, o_ref):
+        o_ref[...] = jax.nn.silu(h_ref[...]).astype(o_ref.dtype)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile],
+        out_specs=tile,
+        interpret=True,
+    )(h)
+""",
+    },
+    "task 2: a block exactly as wide as the row (not a power of two)": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+
+    def kernel(x_ref, o_ref):
+        v = x_ref[...]
+        m = jnp.max(v, axis=1)
+        o_ref[...] = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, cols), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 2: power-of-two block, but the padded columns are not masked": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        v = x_ref[...]
+        m = jnp.max(v, axis=1)
+        o_ref[...] = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 2: padded columns masked with 0 instead of -inf": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        inside = jnp.arange(width)[None, :] < cols
+        v = jnp.where(inside, x_ref[...], 0.0)
+        m = jnp.max(v, axis=1)
+        o_ref[...] = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 2: no maximum subtracted (exp overflows)": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        inside = jnp.arange(width)[None, :] < cols
+        v = jnp.where(inside, x_ref[...], -jnp.inf)
+        o_ref[...] = jnp.log(jnp.sum(jnp.exp(v), axis=1))
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 2: grid rounded down (the last rows are never computed)": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        inside = jnp.arange(width)[None, :] < cols
+        v = jnp.where(inside, x_ref[...], -jnp.inf)
+        m = jnp.max(v, axis=1)
+        o_ref[...] = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(max(rows // block_rows, 1),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 3: K in the grid, every k step adding into the output tile": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+    steps = k // bk
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        s = pl.program_id(2)
+
+        @pl.when(s == 0)
+        def _():
+            o_ref[...] = jnp.zeros(o_ref.shape, jnp.float32)
+
+        o_ref[...] += jnp.dot(x_ref[...], w_ref[...], preferred_element_type=jnp.float32)
+
+        @pl.when(s == steps - 1)
+        def _():
+            o_ref[...] = jnp.maximum(o_ref[...] + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn, steps),
+        in_specs=[
+            pl.BlockSpec((bm, bk), lambda i, j, s: (i, s)),
+            pl.BlockSpec((bk, bn), lambda i, j, s: (s, j)),
+            pl.BlockSpec((bn,), lambda i, j, s: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j, s: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+    "task 3: a bfloat16 accumulator": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)]
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return acc + jnp.dot(xs, ws)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.bfloat16))
+        o_ref[...] = jnp.maximum(acc.astype(jnp.float32) + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+    "task 3: grid over M rounded down (the last rows are never computed)": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)]
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return acc + jnp.dot(xs, ws, preferred_element_type=jnp.float32)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        o_ref[...] = jnp.maximum(acc + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(max(m // bm, 1), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+    "task 3: the ReLU applied to every partial sum": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)]
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return jnp.maximum(acc + jnp.dot(xs, ws, preferred_element_type=jnp.float32), 0.0)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.broadcast_to(b_ref[...], (bm, bn)))
+        o_ref[...] = acc
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+    "task 3: one product over the whole K band, no loop over K": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        acc = jnp.dot(x_ref[...], w_ref[...], preferred_element_type=jnp.float32)
+        o_ref[...] = jnp.maximum(acc + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+}
+
+CORRECT = {
+    "task 1: 2-D (1, cols) vectors, columns outer in the grid, sigmoid by hand": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    br, bc = block
+    n_row_tiles = -(-x.shape[0] // br)
+    n_col_tiles = -(-x.shape[1] // bc)
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        h = x_ref[...].astype(jnp.float32) * scale_ref[...].astype(jnp.float32)
+        h = h + shift_ref[...].astype(jnp.float32)
+        o_ref[...] = (h / (1.0 + jnp.exp(-h))).astype(x.dtype)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(n_col_tiles, n_row_tiles),
+        in_specs=[
+            pl.BlockSpec((br, bc), lambda j, i: (i, j)),
+            pl.BlockSpec((1, bc), lambda j, i: (0, j)),
+            pl.BlockSpec((1, bc), lambda j, i: (0, j)),
+        ],
+        out_specs=pl.BlockSpec((br, bc), lambda j, i: (i, j)),
+        interpret=True,
+    )(x, scale[None, :], shift[None, :])
+""",
+    },
+    "task 2: masked Triton-style load with other=-inf, then jax.nn.logsumexp": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    n_rows, n_cols = x.shape
+    block = (block_rows, pl.next_power_of_2(n_cols))
+
+    def kernel(x_ref, o_ref):
+        cols = lax.broadcasted_iota(jnp.int32, block, 1)
+        v = pltriton.load(x_ref, mask=cols < n_cols, other=-jnp.inf)
+        o_ref[...] = jax.nn.logsumexp(v, axis=-1)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((n_rows,), jnp.float32),
+        grid=((n_rows + block_rows - 1) // block_rows,),
+        in_specs=[pl.BlockSpec(block, lambda r: (r, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda r: (r,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 3: a Python loop over K (unrolled), bias and ReLU with jnp.where": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    m, k = x.shape
+    n = w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        acc = jnp.zeros((bm, bn), dtype=jnp.float32)
+        for s in range(k // bk):
+            a = x_ref[:, s * bk : (s + 1) * bk]
+            c = w_ref[s * bk : (s + 1) * bk, :]
+            acc = acc + lax.dot(a, c, preferred_element_type=jnp.float32)
+        y = acc + b_ref[...][None, :]
+        o_ref[...] = jnp.where(y > 0, y, 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=((m + bm - 1) // bm, n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+}

@@ -1,0 +1,257 @@
+"""Wrong-but-plausible and alternative-correct answers for solutions/14_from_pytorch."""
+
+
+def _running_norm(
+    *, update, var_update="var * n / (n - 1)", param_kind="nnx.BatchStat", in_eval=False
+):
+    """RunningNorm with the running-statistics update written as given."""
+    guard = "True" if in_eval else "not self.use_running_average"
+    return f"""
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum, self.eps = momentum, eps
+        self.use_running_average = False
+        self.scale = nnx.Param(jnp.ones(features))
+        self.running_mean = {param_kind}(jnp.zeros(features))
+        self.running_var = {param_kind}(jnp.ones(features))
+        self.num_batches_tracked = {param_kind}(jnp.zeros((), jnp.int32))
+
+    def __call__(self, x):
+        n = x.shape[0]
+        mean, var = x.mean(0), x.var(0)
+        m = self.momentum
+        if {guard}:
+            old_mean, old_var = self.running_mean[...], self.running_var[...]
+            self.running_mean[...] = {update.format(old="old_mean", new="mean")}
+            self.running_var[...] = {update.format(old="old_var", new=var_update)}
+            self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
+        if self.use_running_average:
+            mean, var = self.running_mean[...], self.running_var[...]
+        return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
+"""
+
+
+_TORCH_MOMENTUM = "(1 - m) * {old} + m * ({new})"
+
+_EMA = "    ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)\n"
+_UPDATE = "    params = optax.apply_updates(params, updates)\n"
+
+_TRAIN_STEP = """
+@jax.jit
+def train_step(params, ema, opt_state, x, y, key, step):
+    noisy = x + NOISE_STD * jax.random.normal(jax.random.fold_in(key, step), x.shape)
+    loss, grads = jax.value_and_grad(lambda p: jnp.mean((predict(p, noisy) - y) ** 2))(params)
+    updates, opt_state = TX.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)
+    return params, ema, opt_state, loss
+"""
+
+_TRAIN = """
+
+def train(step_fn, params, opt_state, batches, key):
+    ema, losses = params, []
+    for step, (x, y) in enumerate(batches):
+        params, ema, opt_state, loss = step_fn(params, ema, opt_state, x, y, key, step)
+        losses.append(loss)
+    return params, ema, opt_state, jnp.stack(losses)
+"""
+
+_NAMES = '{"Dense_0": "encoder", "LayerNorm_0": "norm", "Dense_1": "head"}'
+
+
+def _load(*, params=True, moments=True, counts=True, transpose=False):
+    """load_train_state with pieces left out or a PyTorch habit switched on."""
+    fix = "value.T if leaf == 'kernel' else value" if transpose else "value"
+    lines = [
+        "def load_train_state(model, optimizer, checkpoint):",
+        f"    names = {_NAMES}",
+        "",
+        "    def rename(tree):",
+        "        return {",
+        f"            names[layer]: {{leaf: {fix} for leaf, value in v.items()}}",
+        "            for layer, v in tree.items()",
+        "        }",
+        "",
+    ]
+    if params:
+        lines += [
+            "    state = nnx.state(model, nnx.Param)",
+            '    nnx.replace_by_pure_dict(state, rename(checkpoint["params"]))',
+            "    nnx.update(model, state)",
+        ]
+    if moments or counts:
+        lines += [
+            '    adam = checkpoint["opt_state"]["0"]',
+            "    current = nnx.to_pure_dict(nnx.state(optimizer))",
+        ]
+        lines += ["    pure = current"]
+        if moments:
+            lines += [
+                '    pure["opt_state"][0]["mu"] = rename(adam["mu"])',
+                '    pure["opt_state"][0]["nu"] = rename(adam["nu"])',
+            ]
+        if counts:
+            lines += [
+                '    pure["opt_state"][0]["count"] = adam["count"]',
+                '    pure["step"] = checkpoint["step"]',
+            ]
+        lines += [
+            "    opt = nnx.state(optimizer)",
+            "    nnx.replace_by_pure_dict(opt, pure)",
+            "    nnx.update(optimizer, opt)",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+_WRONG = {
+    "task1-solution": [
+        # Flax's momentum convention (BatchNorm's momentum=0.99 weighs the old value)
+        _running_norm(update="m * {old} + (1 - m) * ({new})"),
+        # the biased variance in the running estimate, as nnx.BatchNorm keeps it
+        _running_norm(update=_TORCH_MOMENTUM, var_update="var"),
+        # buffers as trainable parameters: an optimizer would update them
+        _running_norm(update=_TORCH_MOMENTUM, param_kind="nnx.Param"),
+        # the buffers change in eval mode too
+        _running_norm(update=_TORCH_MOMENTUM, in_eval=True),
+    ],
+    "task2-solution": [
+        # the same key at every step: the same noise every time
+        _TRAIN_STEP.replace("jax.random.fold_in(key, step)", "key") + _TRAIN,
+        # .item() habit: a float per step, stacked afterwards
+        _TRAIN_STEP + _TRAIN.replace("losses.append(loss)", "losses.append(float(loss))"),
+        # the step as a static argument: one compilation per step
+        "from functools import partial\n"
+        + _TRAIN_STEP.replace("@jax.jit", '@partial(jax.jit, static_argnames="step")')
+        + _TRAIN,
+        # the EMA from the parameters before the update
+        _TRAIN_STEP.replace(_UPDATE + _EMA, _EMA + _UPDATE) + _TRAIN,
+    ],
+    "task3-solution": [
+        # the parameters only: Adam starts again from zero moments
+        _load(moments=False, counts=False),
+        # the moments but not Adam's count nor the step: the bias correction restarts
+        _load(counts=False),
+        # a PyTorch habit: transpose every kernel
+        _load(transpose=True),
+    ],
+}
+
+_CORRECT = {
+    "task1-solution": [
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum = momentum
+        self.eps = eps
+        self.scale = nnx.Param(jnp.ones((features,)))
+        self.running_mean = nnx.BatchStat(jnp.zeros((features,)))
+        self.running_var = nnx.BatchStat(jnp.ones((features,)))
+        self.num_batches_tracked = nnx.BatchStat(jnp.array(0))
+        self.use_running_average = False
+
+    def __call__(self, x):
+        if self.use_running_average:
+            centred = x - self.running_mean[...]
+            return centred * jax.lax.rsqrt(self.running_var[...] + self.eps) * self.scale[...]
+        mean = jnp.mean(x, axis=0)
+        self.running_mean[...] += self.momentum * (mean - self.running_mean[...])
+        unbiased = jnp.var(x, axis=0, ddof=1)
+        self.running_var[...] += self.momentum * (unbiased - self.running_var[...])
+        self.num_batches_tracked[...] += 1
+        return (x - mean) * jax.lax.rsqrt(jnp.var(x, axis=0) + self.eps) * self.scale[...]
+"""
+    ],
+    "task2-solution": [
+        """
+def _step(params, ema, opt_state, x, y, key, step):
+    noise = jax.random.normal(jax.random.fold_in(key, step), x.shape)
+
+    def loss_fn(p):
+        error = predict(p, x + NOISE_STD * noise) - y
+        return jnp.mean(error * error)
+
+    loss, grads = jax.value_and_grad(loss_fn)(params)
+    updates, new_opt_state = TX.update(grads, opt_state, params)
+    new_params = optax.apply_updates(params, updates)
+    new_ema = optax.incremental_update(new_params, ema, step_size=1 - EMA_DECAY)
+    return new_params, new_ema, new_opt_state, loss
+
+
+train_step = jax.jit(_step, donate_argnums=())
+
+
+def train(step_fn, params, opt_state, batches, key):
+    state = (params, params, opt_state)
+    losses = []
+    for step in range(len(batches)):
+        x, y = batches[step]
+        *state, loss = step_fn(*state, x, y, key, step)
+        losses.append(loss)
+    params, ema, opt_state = state
+    return params, ema, opt_state, jnp.array(losses)
+"""
+    ],
+    "task3-solution": [
+        f"""
+def load_train_state(model, optimizer, checkpoint):
+    names = {_NAMES}
+
+    def convert(tree):
+        out = {{}}
+        for key, value in tree.items():
+            if key == "1" and value == {{}}:
+                continue  # optax's EmptyState for the learning-rate scaling
+            key = 0 if key == "0" else names.get(key, key)
+            out[key] = convert(value) if isinstance(value, dict) else jnp.asarray(value)
+        return out
+
+    converted = convert(checkpoint)
+    model_state = nnx.state(model, nnx.Param)
+    nnx.replace_by_pure_dict(model_state, converted["params"])
+    nnx.update(model, model_state)
+    optimizer_state = nnx.state(optimizer)
+    nnx.replace_by_pure_dict(
+        optimizer_state, {{"step": converted["step"], "opt_state": converted["opt_state"]}}
+    )
+    nnx.update(optimizer, optimizer_state)
+"""
+    ],
+}
+
+
+_WRONG_LABELS = {
+    "task1-solution": [
+        "Flax's momentum convention",
+        "biased running variance",
+        "buffers as nnx.Param",
+        "buffers updated in eval mode",
+    ],
+    "task2-solution": [
+        "the same key at every step",
+        "float(loss) at every step",
+        "the step as a static argument",
+        "EMA of the parameters before the update",
+    ],
+    "task3-solution": [
+        "parameters only, fresh Adam moments",
+        "moments without Adam's count and the step",
+        "kernels transposed as for PyTorch",
+    ],
+}
+_CORRECT_LABELS = {
+    "task1-solution": "increments in place, ddof=1, rsqrt",
+    "task2-solution": "optax.incremental_update, jnp.array of the losses",
+    "task3-solution": "one recursive conversion of the whole checkpoint",
+}
+
+WRONG = {
+    f"{task}: {label}": {task: source}
+    for task, sources in _WRONG.items()
+    for label, source in zip(_WRONG_LABELS[task], sources, strict=True)
+}
+CORRECT = {
+    f"{task}: {_CORRECT_LABELS[task]}": {task: source}
+    for task, sources in _CORRECT.items()
+    for source in sources
+}
