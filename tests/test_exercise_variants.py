@@ -128,7 +128,9 @@ class SharedKernel:
     Before each answer, ``%reset -f`` empties the kernel's namespace, so every name the
     notebook uses is defined again by its own cells, and JAX's caches are cleared, so a test
     that counts compiles is not fooled by an earlier answer's; imported modules stay loaded,
-    which saves a kernel start and ``import jax`` per wrong answer. If the kernel dies, every
+    which saves a kernel start and ``import jax`` per wrong answer. The run stops at the first
+    graded cell that loses points (a task's visible tests run before its hidden ones, which
+    are the slow ones in most lessons). If the kernel dies, every
     graded cell counts as failed (as in nbgrader) and the next answer gets a new kernel; if a
     cell the answer cannot reach fails, the answer is judged again in a fresh kernel.
     """
@@ -147,6 +149,8 @@ class SharedKernel:
         try:
             for index, cell in enumerate(self.client.nb.cells):
                 self.client.execute_cell(cell, index)
+                if cell.metadata.get("nbgrader", {}).get("grade") and lost_points(cell):
+                    break  # the answer has lost points: its later tests cannot undo that
         except DeadKernelError:
             self.close()
             return {
