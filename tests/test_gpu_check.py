@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -119,3 +120,24 @@ def test_course_notebooks_pass_without_jupyter(path: Path, tmp_path: Path) -> No
     [run] = report["notebooks"]
     assert code == 0, json.dumps(run, indent=1)[-4000:]
     assert report["machine"]["backend"] == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("line", "value", "unit"),
+    [
+        ("GPU figure: 02_slowdown = 1.27x on cpu", "1.27", "x on cpu"),
+        ("GPU figure: 01_speedup = 133 x on NVIDIA H200", "133", "x on NVIDIA H200"),
+        ("GPU figure: 05_exponent = n/a (no cuDNN) on cpu", "n/a", "(no cuDNN) on cpu"),
+        ("GPU figure: 11_time = 1.5e-3 s on cpu", "1.5e-3", "s on cpu"),
+    ],
+)
+def test_a_figure_value_is_split_from_its_unit(
+    line: str, value: str, unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = importlib.util.spec_from_file_location("gpu_check", TOOL)
+    assert spec and spec.loader
+    gpu_check = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "gpu_check", gpu_check)  # its dataclasses look it up
+    spec.loader.exec_module(gpu_check)
+    match = gpu_check.FIGURE_LINE.match(line)
+    assert match and (match["value"], match["rest"]) == (value, unit)

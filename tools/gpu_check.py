@@ -41,7 +41,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SKIP_MARKERS = {"quiz.show(": "quiz widget (needs Jupyter)"}
 EXPECTED_ERROR_TAG = "raises-exception"
-FIGURE_LINE = re.compile(r"^GPU figure:\s*(?P<name>[\w.\-]+)\s*=\s*(?P<value>\S+)\s*(?P<rest>.*)$")
+# VALUE is a number when it starts like one ("1.27x" gives 1.27 and the unit "x"), else a word.
+FIGURE_LINE = re.compile(
+    r"^GPU figure:\s*(?P<name>[\w.\-]+)\s*=\s*"
+    r"(?P<value>[-+]?\d[\d.]*(?:e[-+]?\d+)?|\S+)\s*(?P<rest>.*)$"
+)
 MAX_CELL_TEXT = 20_000
 MAX_MD_CELL_TEXT = 2_500
 MIN_NOTEBOOK_S = 15.0  # do not start a notebook with less budget than this
