@@ -22,6 +22,7 @@ import argparse
 import ast
 import builtins
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -46,6 +47,8 @@ FIGURE_LINE = re.compile(
     r"^GPU figure:\s*(?P<name>[\w.\-]+)\s*=\s*"
     r"(?P<value>[-+]?\d[\d.]*(?:e[-+]?\d+)?|\S+)\s*(?P<rest>.*)$"
 )
+# Modules the lessons need that jax imports only when used, so a bare box may lack them.
+LAZY_MODULES = {"flatbuffers": "jax.export's serialisation: lesson 09 and its solution"}
 MAX_CELL_TEXT = 20_000
 MAX_MD_CELL_TEXT = 2_500
 MIN_NOTEBOOK_S = 15.0  # do not start a notebook with less budget than this
@@ -231,7 +234,23 @@ def probe_machine() -> dict[str, object]:
     except (OSError, subprocess.TimeoutExpired) as error:
         facts["nvidia_smi"] = f"not available ({error.__class__.__name__})"
     facts["environment_info"] = jax.print_environment_info(return_string=True)
+    facts["missing_modules"] = [
+        f"{name} ({purpose}; pinned as {pin_of(name)})"
+        for name, purpose in LAZY_MODULES.items()
+        if importlib.util.find_spec(name) is None
+    ]
     return facts
+
+
+def pin_of(package: str) -> str:
+    """The course's pin for a package, from pyproject.toml (tomllib: Python 3.11+)."""
+    import tomllib
+
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    for requirement in pyproject["project"]["dependencies"]:
+        if requirement.split("==")[0] == package:
+            return requirement
+    return package
 
 
 # ---------------------------------------------------------------------------
@@ -345,6 +364,8 @@ def markdown_report(
         f"- Python {machine.get('python')}; "
         + ", ".join(f"{k} {v}" for k, v in dict(versions).items()),  # type: ignore[call-overload]
         f"- CUDA packages: {', '.join(machine.get('cuda_packages', [])) or 'none'}",  # type: ignore[arg-type]
+        "- modules the lessons need that this Python lacks (install them before running): "
+        f"{'; '.join(machine.get('missing_modules', [])) or 'none'}",  # type: ignore[arg-type]
         f"- budget {budget_s:.0f} s, used {total_s:.0f} s",
         "",
         "| notebook | result | seconds | cells run | skipped | failing cell |",
