@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import traceback
 import warnings
 import zipfile
@@ -243,9 +244,7 @@ def probe_machine() -> dict[str, object]:
 
 
 def pin_of(package: str) -> str:
-    """The course's pin for a package, from pyproject.toml (tomllib: Python 3.11+)."""
-    import tomllib
-
+    """The course's pin for a package, from pyproject.toml."""
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     for requirement in pyproject["project"]["dependencies"]:
         if requirement.split("==")[0] == package:
