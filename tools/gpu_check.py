@@ -53,6 +53,10 @@ LAZY_MODULES = {"flatbuffers": "jax.export's serialisation: lesson 09 and its so
 MAX_CELL_TEXT = 20_000
 MAX_MD_CELL_TEXT = 2_500
 MIN_NOTEBOOK_S = 15.0  # do not start a notebook with less budget than this
+# --strict: DeprecationWarnings from these modules (and from notebook code) are errors, as in the
+# suite's kernels (autograder/kernel.py, whose list a test keeps equal to this one).
+STRICT_MODULES = ("__main__", "jax", "jaxlib", "flax", "optax", "orbax")
+STRICT_VARIABLE = "GPU_CHECK_STRICT"
 
 
 # ---------------------------------------------------------------------------
@@ -173,6 +177,12 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
+            if os.environ.get(STRICT_VARIABLE) == "1":
+                warnings.filterwarnings(
+                    "error",
+                    category=DeprecationWarning,
+                    module=rf"({'|'.join(STRICT_MODULES)})(\.|$)",
+                )
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                     body, last = _compile_cell(source, str(cell_file))
@@ -444,6 +454,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--notebook-timeout-s", type=float, default=240.0, help="limit for one notebook (240)"
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="DeprecationWarnings from the JAX stack and notebooks are errors (as in the suite)",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
@@ -457,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out DIR is required")
+    if args.strict:
+        os.environ[STRICT_VARIABLE] = "1"  # the children inherit it
     notebooks = [p.resolve() for p in args.notebooks] or default_notebooks()
     missing = [str(p) for p in notebooks if not p.is_file()]
     if missing:
