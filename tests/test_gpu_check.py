@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course import lesson_notebook, solution_notebook
+from tests.course import solution_notebook
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
 
@@ -54,7 +54,7 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
         slow,
         unreached,
         "--budget-s",
-        "45",  # the slow notebook runs out the budget, the last one is not reached
+        "35",  # the slow notebook runs out the budget, the last one is not reached
     )
     assert code == 1
     runs = {Path(r["notebook"]).parent.name: r for r in report["notebooks"]}
@@ -113,12 +113,10 @@ def test_unknown_notebooks_are_refused(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no such notebook" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "path",
-    [lesson_notebook("00_gpu_detection"), solution_notebook("01_jit_compilation")],
-    ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}",
-)
-def test_course_notebooks_pass_without_jupyter(path: Path, tmp_path: Path) -> None:
+def test_a_course_solution_passes_without_jupyter(tmp_path: Path) -> None:
+    """Lessons run through this tool in the suite already: every device-profile run is one
+    (tests/test_device_profiles.py). A solution, with its hidden tests, is checked here."""
+    path = solution_notebook("01_jit_compilation")
     code, report = _check(tmp_path / "out", path)
     [run] = report["notebooks"]
     assert code == 0, json.dumps(run, indent=1)[-4000:]
