@@ -88,8 +88,10 @@ def shown(value: object) -> str:
 
     if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
         return np.dtype(value).name
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple):  # a shape
         return "×".join(shown(v) for v in value) if value else "()"
+    if isinstance(value, list):  # several values
+        return "/".join(shown(v) for v in value) if value else "none"
     return str(value)
 
 
