@@ -102,12 +102,23 @@ def summary(config: dict, skipped: dict) -> str:
     return text.replace("|", "\\|")
 
 
+def reads_target_gpu(notebook: Path) -> bool:
+    """Whether a cell outside the configuration cell asks ``TARGET.gpu``."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return any(
+        "TARGET.gpu" in "".join(c["source"])
+        for c in cells
+        if c["cell_type"] == "code" and CONFIG_TAG not in c.get("metadata", {}).get("tags", [])
+    )
+
+
 def key(notebook: Path, device: Device) -> str:
-    """What a run of the lesson on the CPU depends on: CONFIG (and whether the target is a GPU).
-    SKIPPED only names what the hardware lacks (cuDNN, bf16 tensor cores, ...), which a CPU never
-    has: two profiles that differ only there run the same lesson here."""
+    """What a run of the lesson on the CPU depends on: CONFIG, and whether the target is a GPU
+    where the lesson asks that outside its configuration cell. SKIPPED only names what the
+    hardware lacks (cuDNN, bf16 tensor cores, ...), which a CPU never has: two profiles that
+    differ only there run the same lesson here."""
     config, _ = configuration(notebook, device)
-    return json.dumps([device.gpu, summary(config, {})])
+    return json.dumps([reads_target_gpu(notebook) and device.gpu, summary(config, {})])
 
 
 def profile_runs() -> list[tuple[str, str]]:
@@ -124,17 +135,35 @@ def profile_runs() -> list[tuple[str, str]]:
     return runs
 
 
+def cell_text(config: dict, skipped: dict, left: tuple[dict, dict] | None) -> str:
+    """A table cell: the whole choice, or (next to a similar one) only what differs from it."""
+    if left is None:
+        return summary(config, skipped)
+    left_config, left_skipped = left
+    if (config, skipped) == (left_config, left_skipped):
+        return "same"
+    changed = {k: v for k, v in config.items() if left_config.get(k) != v}
+    if set(config) != set(left_config) or len(changed) > len(config) / 2:
+        return summary(config, skipped)
+    text = "as ←, but " + summary(changed, {}) if changed else "as ←"
+    if skipped != left_skipped:
+        text += "; **not run:** " + (
+            "; ".join(f"{k} ({why})" for k, why in skipped.items()).replace("|", "\\|") or "nothing"
+        )
+    return text
+
+
 def table() -> str:
     lines = [
         "| lesson | " + " | ".join(COLUMNS) + " |",
         "|---|" + "---|" * len(COLUMNS),
     ]
     for notebook in lessons():
-        cells, previous = [], None
+        cells, left = [], None
         for device in COLUMNS.values():
-            text = summary(*configuration(notebook, device))
-            cells.append("same" if text == previous else text)
-            previous = text
+            choice = configuration(notebook, device)
+            cells.append(cell_text(*choice, left))
+            left = choice
         lines.append(f"| {notebook.parent.name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
