@@ -111,9 +111,15 @@ $(BWRAP):
 	set -x; $$sudo apt-get update -qq \
 	&& DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends bubblewrap
 
+# The course's own JupyterLab settings (.jupyter/lab/settings/overrides.json: no "Jupyter news?"
+# prompt, no update check), and the lesson list as the landing view.
+LAB_SETTINGS := $(CURDIR)/.jupyter/lab/settings
+LAB_LANDING  := /lab/tree/lessons
+
 lab: $(STAMP)
 	PATH="$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
-		--ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
+		--ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(LAB_SETTINGS)" \
+		--LabApp.default_url=$(LAB_LANDING) $(LAB_ARGS)
 
 test: $(STAMP) browser sandbox
 	PATH="$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
