@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -130,3 +131,14 @@ def test_a_learner_sees_the_lessons_and_no_news_prompt(lab: str) -> None:
             assert page.get_by_text(NEWS_PROMPT).count() == 0
         finally:
             browser.close()
+
+
+def test_the_docker_image_opens_the_course_the_same_way() -> None:
+    makefile = (REPO_ROOT / "Makefile").read_text()
+    dockerfile = (REPO_ROOT / "Dockerfile").read_text()
+    landing = re.search(r"^LAB_LANDING\s*:=\s*(\S+)$", makefile, re.M)
+    settings = re.search(r"^LAB_SETTINGS\s*:=\s*\$\(CURDIR\)/(\S+)$", makefile, re.M)
+    assert landing and settings
+    assert f'"--LabApp.default_url={landing[1]}"' in dockerfile
+    assert f'"--LabApp.app_settings_dir=/home/learner/course/{settings[1]}"' in dockerfile
+    assert (REPO_ROOT / settings[1] / "overrides.json").is_file()
