@@ -7,6 +7,9 @@ import uuid
 from contextlib import ExitStack
 
 import pytest
+from xdist.remote import Producer
+from xdist.scheduler import LoadScopeScheduling
+from xdist.workermanage import WorkerController
 
 from autograder.kernel import strict_kernels
 
@@ -14,6 +17,8 @@ from autograder.kernel import strict_kernels
 # process that starts them, after pytest_configure ran there): the lessons' executions carry
 # it, so the book's tests can tell this run's executions from an earlier run's.
 RUN_VARIABLE = "COURSE_TEST_RUN"
+# The modules of the tests marked needs_every_lesson: under --dist loadscope each is one scope.
+LAST_SCOPES = ("tests/browser/test_book.py",)
 _session = ExitStack()
 
 
@@ -32,6 +37,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Last in the queue, so with --dist loadscope every other scope (every lesson's execution
-    # among them) is already done or running on a worker when a worker reaches these tests.
+    # Last when the tests run in order (no xdist, or --dist load).
     items.sort(key=lambda item: item.get_closest_marker("needs_every_lesson") is not None)
+
+
+class LastScopesLast(LoadScopeScheduling):
+    """--dist loadscope, but LAST_SCOPES are handed out after every other scope.
+
+    xdist queues the scopes with the most tests first, which put the book's 24 tests first and
+    left a worker waiting for the other to execute every lesson. Handed out last, the book
+    finds every other scope (the lessons' executions among them) done or running.
+    """
+
+    def _assign_work_unit(self, node: WorkerController) -> None:
+        for scope in [s for s in self.workqueue if s.startswith(LAST_SCOPES)]:
+            self.workqueue.move_to_end(scope)
+        super()._assign_work_unit(node)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadScopeScheduling | None:
+    return LastScopesLast(config, log) if config.getvalue("dist") == "loadscope" else None

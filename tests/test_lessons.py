@@ -10,12 +10,16 @@ tests/browser/test_book.py builds the book from it instead of executing the less
 from __future__ import annotations
 
 import os
+import re
+from collections import OrderedDict
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder import notebooks
+from autograder.config import REPO_ROOT
+from conftest import LAST_SCOPES, LastScopesLast
 from course.book import lessons
 from course.book.lessons import EXECUTED_DIR, LessonFailed
 
@@ -116,3 +120,44 @@ class TestTheRules:
         path.write_text("{ not json")
         with pytest.raises(notebooks.NotebookError, match=str(path)):
             lessons.execute(path, tmp_path / "executed")
+
+
+# The book is built from these executions: its tests are handed out after every other scope.
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.sent: list[list[int]] = []
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent.append(indexes)
+
+
+def test_the_books_tests_are_handed_out_after_every_other_scope() -> None:
+    scheduler = LastScopesLast.__new__(LastScopesLast)  # the queue alone, without a pytest run
+    book = [f"tests/browser/test_book.py::test_{i}" for i in range(24)]
+    lesson = ["tests/test_lessons.py::TestLesson_00_x::test_runs_top_to_bottom"]
+    other = ["tests/test_quiz_bank.py::test_a", "tests/test_quiz_bank.py::test_b"]
+    worker = _Worker()
+    scheduler.registered_collections = {worker: [*book, *lesson, *other]}
+    scheduler.assigned_work = {}
+    # xdist's queue, largest scope first: the book's 24 tests would go first.
+    scheduler.workqueue = OrderedDict(
+        [
+            ("tests/browser/test_book.py", dict.fromkeys(book, False)),
+            ("tests/test_quiz_bank.py", dict.fromkeys(other, False)),
+            ("tests/test_lessons.py::TestLesson_00_x", dict.fromkeys(lesson, False)),
+        ]
+    )
+    for _ in range(3):
+        scheduler._assign_work_unit(worker)
+    assert worker.sent[-1] == list(range(24)), "the book's scope comes last"
+
+
+def test_every_module_that_needs_every_lesson_is_scheduled_last() -> None:
+    marked = {
+        str(path.relative_to(REPO_ROOT))
+        for path in (REPO_ROOT / "tests").rglob("test_*.py")
+        if re.search(r"^pytestmark = pytest\.mark\.needs_every_lesson", path.read_text(), re.M)
+    }
+    assert marked == set(LAST_SCOPES), "conftest.LAST_SCOPES lists these modules"
