@@ -1,10 +1,12 @@
-"""pytest set-up for the whole repository: strict kernels, one run id, the book's tests last."""
+"""pytest set-up for the whole repository: strict kernels, one run id, the book's tests last,
+and the grading kernels' compilation cache."""
 
 from __future__ import annotations
 
 import os
 import uuid
 from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 from xdist.remote import Producer
@@ -57,3 +59,29 @@ class LastScopesLast(LoadScopeScheduling):
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadScopeScheduling | None:
     return LastScopesLast(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
+# JAX's persistent compilation cache for the suite's grading kernels: the solution, the release
+# and every variant of an assignment compile the same set-up and test programs, so each program
+# is compiled once per worker and loaded from disk afterwards. One folder per xdist worker (jax
+# writes cache files in place, so two processes must not share one). Lesson kernels (the lesson
+# runs, device profiles) never get it: lessons time first calls and count compiles themselves, and
+# lesson 01 demonstrates this cache in folders of its own.
+GRADING_COMPILE_CACHE = {
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+}
+
+
+@pytest.fixture(scope="session")
+def _worker_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("jax-compile-cache")
+
+
+@pytest.fixture
+def grading_compile_cache(_worker_compile_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Kernels started during the test share this worker's compilation cache."""
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(_worker_compile_cache))
+    for name, value in GRADING_COMPILE_CACHE.items():
+        monkeypatch.setenv(name, value)
+    return _worker_compile_cache

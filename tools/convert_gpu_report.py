@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "docs" / "gpu-runs" / "2026-11-30-nvidia-h200.md"
 COMMIT = "33072c7"
 NOTE = (
-    "Taken on a shared GPU (another process kept it at 81 % utilisation) and before the "
-    "accuracy work: its timings are not clean, and the lessons have changed since."
+    "Taken on a GPU that may have been shared (its one nvidia-smi reading shows 81 % "
+    "utilisation; the report cannot tell whose) and before the accuracy work: its timings are "
+    "not clean evidence, and the lessons have changed since."
 )
 HEAD_LINES = 8  # as tools/gpu_check.py
 SECTION = re.compile(r"^## (?P<notebook>\S+): (?P<result>.+) \((?P<seconds>[\d.]+) s\)$")

@@ -4,9 +4,10 @@
     python tools/device_table.py --check   exit 1 if README.md's table is out of date
 
 Every lesson has one code cell tagged ``device-config``: it sets ``TARGET = target_device()``
-(course/device.py) and chooses from it a ``CONFIG`` dict (sizes, dtypes, mesh shapes) and a
-``SKIPPED`` dict (section -> why it does not run on that device). This script runs that cell
-alone for each profile, with ``target_device`` answering the profile, and tabulates the result.
+(course/device.py) and chooses from it a ``CONFIG`` dict (sizes, dtypes, mesh shapes: all that
+changes what runs) and a ``SKIPPED`` dict (section -> the hardware feature it needs that the
+device lacks). This script runs that cell alone for each profile, with ``target_device``
+answering the profile, and tabulates the result.
 The suite uses the same evaluation to decide which profiles to run each lesson under
 (tests/test_device_profiles.py): a profile whose choice equals the CPU's, or another profile's,
 adds nothing.
@@ -87,8 +88,10 @@ def shown(value: object) -> str:
 
     if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
         return np.dtype(value).name
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple):  # a shape
         return "×".join(shown(v) for v in value) if value else "()"
+    if isinstance(value, list):  # several values
+        return "/".join(shown(v) for v in value) if value else "none"
     return str(value)
 
 
@@ -100,8 +103,11 @@ def summary(config: dict, skipped: dict) -> str:
 
 
 def key(notebook: Path, device: Device) -> str:
-    config, skipped = configuration(notebook, device)
-    return json.dumps([device.gpu, summary(config, skipped)])
+    """What a run of the lesson on the CPU depends on: CONFIG (and whether the target is a GPU).
+    SKIPPED only names what the hardware lacks (cuDNN, bf16 tensor cores, ...), which a CPU never
+    has: two profiles that differ only there run the same lesson here."""
+    config, _ = configuration(notebook, device)
+    return json.dumps([device.gpu, summary(config, {})])
 
 
 def profile_runs() -> list[tuple[str, str]]:
