@@ -62,6 +62,7 @@ def _report(tmp_path: Path, **changes: object) -> Path:
         "commit": "abc1234",
         "machine": {"backend": "gpu", "device_count": 1, "device_kind": "NVIDIA H100",
                     "versions": {"jax": "0.11.2"}},
+        "gpu_sharing": {"shared": False, "why": "0 % utilisation before the first notebook"},
         "figures": [{"notebook": "lessons/99_example/lesson.ipynb", "cell": "1",
                      "name": "99_speedup", "value": "12", "rest": "x on NVIDIA H100"}],
         "notebooks": [
@@ -235,6 +236,7 @@ def test_a_lesson_page_shows_gpu_outputs_under_the_cpu_ones(tmp_path: Path) -> N
     )
     assert "**1 × NVIDIA H100** on 2026-12-24 (jax 0.11.2, commit `abc1234`)" in header.source
     assert "| 1 | 99_speedup | 12 | x on NVIDIA H100 |" in header.source
+    assert "the GPU was not shared (0 % utilisation before the first notebook)" in header.source
     assert "GPU output: 2; cells changed since that run, which say so instead: 2" in header.source
     same, changed, failed, bar = page.cells[2], page.cells[3], page.cells[4], page.cells[5]
     cpu_label, *_, box = _html(same)

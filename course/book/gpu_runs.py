@@ -67,6 +67,8 @@ class GpuRun:
     versions: dict[str, str]
     figures: tuple[dict[str, str], ...]
     lessons: dict[str, LessonRun]  # by lesson folder, e.g. "02_async_timing"
+    shared: bool | None = None  # whether another process used the GPU (gpu_check's verdict)
+    sharing: str = ""  # the evidence for that verdict
 
     @property
     def stem(self) -> str:
@@ -179,6 +181,8 @@ def load_run(path: Path) -> GpuRun:
     figures = data.get("figures", [])
     if not isinstance(figures, list) or not all(isinstance(row, dict) for row in figures):
         raise GpuRunError(f"{path}: 'figures' must be a list of objects")
+    sharing = data.get("gpu_sharing") if isinstance(data.get("gpu_sharing"), dict) else {}
+    shared = sharing.get("shared")
     return GpuRun(
         path=path,
         date=date,
@@ -190,6 +194,8 @@ def load_run(path: Path) -> GpuRun:
         versions={str(k): str(v) for k, v in dict(machine.get("versions", {})).items()},
         figures=tuple({str(k): str(v) for k, v in row.items()} for row in figures),
         lessons=lessons,
+        shared=shared if isinstance(shared, bool) else None,
+        sharing=str(sharing.get("why", "")),
     )
 
 

@@ -229,6 +229,9 @@ def header_cell(
         f"Cells showing their GPU output: {counts.shown}; cells changed since that run, which "
         f"say so instead: {counts.changed}.",
     ]
+    if run.shared is not None:
+        verdict = "another process used the GPU" if run.shared else "the GPU was not shared"
+        lines += ["", f"The check's own record: {verdict} ({run.sharing})."]
     if run.note:
         lines += ["", f"*{run.note}*"]
     figures = run.lesson_figures(lesson_run.notebook.split("/")[-2])
