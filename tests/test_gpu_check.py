@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -57,6 +58,8 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
         "35",  # the slow notebook runs out the budget, the last one is not reached
     )
     assert code == 1
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", report["date"]), "the book shows it"
+    assert re.fullmatch(r"[0-9a-f]{7,}(\+dirty)?", report["commit"]), "this checkout's commit"
     runs = {Path(r["notebook"]).parent.name: r for r in report["notebooks"]}
     assert [runs[n]["result"] for n in ("good", "failing", "slow", "unreached")] == [
         "pass",
@@ -97,8 +100,10 @@ def test_a_broken_notebook_is_named_in_the_report(tmp_path: Path) -> None:
     broken = tmp_path / "broken" / "lesson.ipynb"
     broken.parent.mkdir()
     broken.write_text("{ not json")
-    code, report = _check(tmp_path / "out", broken)
+    code, report = _check(tmp_path / "out", broken, "--commit", "0123abc")
     assert code == 1
+    assert report["commit"] == "0123abc", "--commit names it where there is no git"
+    assert "- commit: 0123abc" in (tmp_path / "out" / "report.md").read_text()
     [run] = report["notebooks"]
     assert run["result"] == "crashed"
     assert f"{broken}: not a readable notebook" in run["log_tail"]

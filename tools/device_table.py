@@ -123,7 +123,7 @@ def key(notebook: Path, device: Device) -> str:
 
 def profile_runs() -> list[tuple[str, str]]:
     """(lesson folder, profile) pairs the suite runs: each configuration the suite's profiles
-    choose that the CPU's run (nbval) and the earlier profiles have not covered."""
+    choose that the CPU's run (tests/test_lessons.py) and the earlier profiles have not covered."""
     runs = []
     for notebook in lessons():
         seen = {key(notebook, CPU)}

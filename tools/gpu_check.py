@@ -10,10 +10,12 @@ its own, cell by cell, in one namespace, like a kernel would. Cells that only sh
 widget (``quiz.show(``) are skipped and reported as skipped; nothing else is.
 
 The run keeps to an overall budget, so it always ends and names what it did not reach. It
-writes three files into DIR: ``report.md``, ``report.json`` (machine, versions, per notebook:
-result, seconds, failing cell with traceback, warnings, every cell's text output) and
-``figures.zip`` (each matplotlib figure as a PNG). Lines that lessons print as
-``GPU figure: NAME = VALUE ...`` are collected into one table.
+writes three files into DIR: ``report.md``, ``report.json`` (date, commit, machine, versions,
+per notebook: result, seconds, failing cell with traceback, warnings, every cell's text output
+and first source lines) and ``figures.zip`` (each matplotlib figure as a PNG). Lines that
+lessons print as ``GPU figure: NAME = VALUE ...`` are collected into one table.
+``tools/add_gpu_run.py DIR`` copies the three files into docs/gpu-runs/, where the book
+(``make book``) shows them beside the lessons.
 """
 
 from __future__ import annotations
@@ -259,6 +261,28 @@ def probe_machine() -> dict[str, object]:
     return facts
 
 
+def source_commit() -> str | None:
+    """The commit of the course checkout this runs from (``+dirty`` if its files differ)."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None  # not a git checkout (e.g. a copy of the files on a GPU box)
+    return f"{head}+dirty" if changed else head or None
+
+
 def pin_of(package: str) -> str:
     """The course's pin for a package, from pyproject.toml."""
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
@@ -399,12 +423,15 @@ def markdown_report(
     total_s: float,
     sharing: dict[str, object],
     jobs: int,
+    date: str,
+    commit: str | None,
 ) -> str:
     versions = machine.get("versions", {})
     lines = [
         "# Course check",
         "",
-        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"- date: {date}",
+        f"- commit: {commit or 'not recorded (not a git checkout; see --commit)'}",
         f"- backend: {machine.get('backend')}, {machine.get('device_count')} × "
         f"{machine.get('device_kind')}",
         f"- device memory (bytes_limit): {machine.get('device_memory_bytes')}",
@@ -563,6 +590,10 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="DeprecationWarnings from the JAX stack and notebooks are errors (as in the suite)",
     )
+    parser.add_argument(
+        "--commit",
+        help="the course commit these files are at, when the folder is not a git checkout",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
@@ -590,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
 
     start = time.perf_counter()
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    commit = args.commit or source_commit()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
         work = Path(scratch)
@@ -620,6 +653,8 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - start
     sharing = sampler.summary()
     report = {
+        "date": date,  # the book (course/book/gpu_runs.py) shows these with the outputs
+        "commit": commit,
         "machine": machine,
         "budget_s": args.budget_s,
         "jobs": jobs,
@@ -629,9 +664,8 @@ def main(argv: list[str] | None = None) -> int:
         "notebooks": [asdict(r) for r in runs],
     }
     (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-    (args.out / "report.md").write_text(
-        markdown_report(machine, runs, args.budget_s, total, sharing, jobs)
-    )
+    markdown = markdown_report(machine, runs, args.budget_s, total, sharing, jobs, date, commit)
+    (args.out / "report.md").write_text(markdown)
     passed = sum(r.result == "pass" for r in runs)
     print(
         f"{passed}/{len(runs)} notebooks passed in {total:.0f} s; report: {args.out / 'report.md'}"
