@@ -82,7 +82,7 @@ def test_the_first_gpu_run_is_read_and_labelled() -> None:
     [run] = [run for run in gpu_runs.load_runs() if run.path == FIRST_RUN]
     assert (run.device, run.day, run.commit) == ("1 × NVIDIA H200", "2026-11-30", "33072c7")
     assert run.versions["jax"] == "0.11.2"
-    assert "may have been shared" in run.note and "before the accuracy work" in run.note
+    assert "shared cannot be told" in run.note and "before the accuracy work" in run.note
     assert sorted(run.lessons) == [f for f in sorted(run.lessons) if f[:2] <= "09"]
     assert len(run.lessons) == 10, "lessons 00-09 (09 from the second call)"
     assert run.lessons["05_cudnn_attention"].failing_cell == 24

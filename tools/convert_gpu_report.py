@@ -25,9 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "docs" / "gpu-runs" / "2026-11-30-nvidia-h200.md"
 COMMIT = "33072c7"
 NOTE = (
-    "Taken on a GPU that may have been shared (its one nvidia-smi reading shows 81 % "
-    "utilisation; the report cannot tell whose) and before the accuracy work: its timings are "
-    "not clean evidence, and the lessons have changed since."
+    "Whether the GPU was shared cannot be told: the report's one nvidia-smi reading (81 % "
+    "utilisation, one process) was taken from inside lesson 00's own process, and the run "
+    "predates gpu_check's sampling. Taken before the accuracy work: its timings are not clean "
+    "evidence, and the lessons have changed since."
 )
 HEAD_LINES = 8  # as tools/gpu_check.py
 SECTION = re.compile(r"^## (?P<notebook>\S+): (?P<result>.+) \((?P<seconds>[\d.]+) s\)$")
