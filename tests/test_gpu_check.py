@@ -232,6 +232,56 @@ def test_the_plan_reads_earlier_reports_and_guesses_the_rest(
         gpu_plan.known_seconds([tmp_path / "report.json"])
 
 
+def _executed_lesson(path: Path, cells: list[tuple[str, float]]) -> None:
+    """An executed notebook as nbclient writes it: each cell's execution timestamps."""
+    notebook = nbformat.v4.new_notebook()
+    for source, seconds in cells:
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["execution"] = {
+            "iopub.execute_input": "2026-12-02T10:00:00.000000Z",
+            "shell.execute_reply": f"2026-12-02T10:00:{seconds:09.6f}Z",
+        }
+        notebook.cells.append(cell)
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
+
+
+def test_a_changed_lesson_is_estimated_cell_by_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gpu_plan = _tool_module("gpu_plan", monkeypatch)
+    run = {
+        "notebooks": [
+            {
+                "notebook": "lessons/00_a/lesson.ipynb",
+                "result": "pass",
+                "seconds": 14.0,  # 4 s of start-up beyond its cells
+                "cells": [
+                    {"source_head": "setup()", "seconds": 2.0},
+                    {"source_head": "time_it(1)", "seconds": 8.0},
+                ],
+            }
+        ]
+    }
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    executed = tmp_path / "executed"
+    # Unchanged cells ran 1 + 3 s on the CPU against 2 + 8 s on the GPU: ratio 2.5.
+    _executed_lesson(
+        executed / "00_a/lesson.ipynb", [("setup()", 1), ("time_it(1)", 3), ("new()", 4)]
+    )
+    _executed_lesson(executed / "01_b/lesson.ipynb", [("other()", 2)])  # no GPU run: course ratio
+    names = ["lessons/00_a/lesson.ipynb", "lessons/01_b/lesson.ipynb"]
+    timings = gpu_plan.scaled_lessons(tmp_path / "run.json", executed, names)
+    assert timings["lessons/00_a/lesson.ipynb"] == gpu_plan.Timing(2 + 8 + 4 * 2.5 + 4, "scaled")
+    assert timings["lessons/01_b/lesson.ipynb"] == gpu_plan.Timing(2 * 2.5 + 4, "scaled")
+    _executed_lesson(executed / "02_c/lesson.ipynb", [("never_run()", 0)])
+    (executed / "02_c/lesson.ipynb").write_text(
+        (executed / "02_c/lesson.ipynb").read_text().replace("execute_input", "x")
+    )
+    with pytest.raises(gpu_plan.ReportError, match="02_c/lesson.ipynb: a code cell has no"):
+        gpu_plan.scaled_lessons(tmp_path / "run.json", executed, ["lessons/02_c/lesson.ipynb"])
+
+
 def test_a_shared_gpu_is_named_in_the_report(monkeypatch: pytest.MonkeyPatch) -> None:
     sharing = _tool_module("gpu_sharing", monkeypatch)
 

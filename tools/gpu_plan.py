@@ -4,20 +4,34 @@ earlier reports, and whether the whole check fits its budget. Standard library o
 Lessons run one after another; solutions run ``jobs`` at a time, so their part of the plan is
 the longest of ``jobs`` queues filled longest-first. A notebook no report has timed gets the
 median of the timed notebooks of its kind (lesson or solution), marked as a guess.
+
+Lessons change between GPU runs, so a lesson's old total says little about its new form.
+``scaled_lessons`` estimates a lesson cell by cell instead: a cell whose source is unchanged
+since the GPU run keeps the seconds it took there; a changed or new cell gets its seconds on
+the CPU (the suite's executed copy, in the CPU configuration) times the lesson's GPU/CPU ratio
+over its unchanged cells (the whole course's ratio when the lesson has too few of them). From
+the command line (the course's environment, after the suite has executed the lessons):
+
+    python tools/gpu_plan.py docs/gpu-runs/RUN.json [--executed _build/executed] [--jobs 4]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import statistics
+import sys
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 # A row of report.md's results table: | notebook | result | seconds | ...
 MD_ROW = re.compile(r"^\| (\S+\.ipynb) \| (pass|FAIL|timed out|crashed) \| ([\d.]+) \|", re.M)
 PROBE_S = 10.0  # the machine probe: one Python process that imports jax and asks nvidia-smi
 DEFAULT_S = 30.0  # when no report times anything of a kind
+HEAD_LINES = 8  # tools/gpu_check.py keeps this many first lines of a cell's source
+MIN_MATCHED_CPU_S = 2.0  # below this the lesson's own GPU/CPU ratio is noise
 
 
 class ReportError(ValueError):
@@ -27,7 +41,7 @@ class ReportError(ValueError):
 @dataclass(frozen=True)
 class Timing:
     seconds: float
-    source: str  # "measured", "lower bound" (it failed there) or "guess"
+    source: str  # "measured", "lower bound" (it failed there), "scaled" or "guess"
 
 
 def _rows(path: Path) -> list[tuple[str, str, float]]:
@@ -94,7 +108,7 @@ def plan(notebooks: list[str], known: dict[str, Timing], jobs: int) -> Plan:
 
 
 def describe(plan: Plan, budget_s: float) -> str:
-    lines = ["plan (from earlier reports):"]
+    lines = ["plan (from earlier GPU runs):"]
     for name, timing in plan.timings.items():
         lines.append(f"  {name}: {timing.seconds:.0f} s ({timing.source})")
     verdict = "fits" if plan.total_s <= budget_s else f"is {plan.total_s - budget_s:.0f} s over"
@@ -104,3 +118,118 @@ def describe(plan: Plan, budget_s: float) -> str:
         f"budget of {budget_s:.0f} s"
     )
     return "\n".join(lines)
+
+
+def _head(source: str) -> str:
+    return "\n".join(source.splitlines()[:HEAD_LINES])
+
+
+def _cpu_seconds(cell: dict) -> float | None:
+    """The seconds nbclient recorded for an executed cell (its execution timestamps)."""
+    timing = cell.get("metadata", {}).get("execution", {})
+    try:
+        start = datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return max((end - start).total_seconds(), 0.0)
+
+
+@dataclass(frozen=True)
+class LessonCells:
+    """One lesson's code cells now: each cell's GPU seconds if unchanged since the run, and
+    its CPU seconds; plus the run's per-lesson overhead (start-up and imports)."""
+
+    gpu: list[float | None]
+    cpu: list[float]
+    overhead_s: float | None
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read it ({error.strerror})") from None
+    except ValueError as error:
+        raise ReportError(f"{path}: not JSON ({error})") from None
+
+
+def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
+    notebook = _read_json(executed)
+    old = {}
+    overhead = None
+    if run is not None:
+        old = {cell["source_head"]: float(cell["seconds"]) for cell in run["cells"]}
+        if run["result"] == "pass":
+            overhead = max(float(run["seconds"]) - sum(old.values()), 0.0)
+    gpu: list[float | None] = []
+    cpu: list[float] = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        gpu.append(old.get(_head(source)))
+        seconds = _cpu_seconds(cell)
+        if seconds is None:
+            raise ReportError(f"{executed}: a code cell has no execution timing (not executed?)")
+        cpu.append(seconds)
+    return LessonCells(gpu, cpu, overhead)
+
+
+def _ratio(cells: list[LessonCells]) -> float | None:
+    gpu = sum(g for c in cells for g, _ in zip(c.gpu, c.cpu, strict=True) if g is not None)
+    cpu = sum(s for c in cells for g, s in zip(c.gpu, c.cpu, strict=True) if g is not None)
+    return gpu / cpu if cpu >= MIN_MATCHED_CPU_S else None
+
+
+def scaled_lessons(run_path: Path, executed_dir: Path, lessons: list[str]) -> dict[str, Timing]:
+    """Each lesson's estimated GPU seconds (see the module docstring); ``lessons`` are
+    ``lessons/<name>/lesson.ipynb`` paths, ``executed_dir`` holds ``<name>/lesson.ipynb``."""
+    runs = {r["notebook"]: r for r in _read_json(run_path).get("notebooks", [])}
+    cells = {}
+    for name in lessons:
+        executed = executed_dir / Path(name).parent.name / "lesson.ipynb"
+        cells[name] = _lesson_cells(runs.get(name), executed)
+    course_ratio = _ratio(list(cells.values()))
+    if course_ratio is None:
+        raise ReportError(f"{run_path}: no unchanged cell in any lesson to scale from")
+    overheads = [c.overhead_s for c in cells.values() if c.overhead_s is not None]
+    typical_overhead = statistics.median(overheads) if overheads else 0.0
+    timings = {}
+    for name, lesson in cells.items():
+        ratio = _ratio([lesson]) or course_ratio
+        seconds = sum(
+            g if g is not None else s * ratio for g, s in zip(lesson.gpu, lesson.cpu, strict=True)
+        )
+        overhead = lesson.overhead_s if lesson.overhead_s is not None else typical_overhead
+        timings[name] = Timing(round(seconds + overhead, 1), "scaled")
+    return timings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The GPU check's plan, lessons scaled per cell")
+    parser.add_argument("run", type=Path, help="a GPU run's report.json (docs/gpu-runs/*.json)")
+    parser.add_argument("--executed", type=Path, default=Path("_build/executed"))
+    parser.add_argument("--jobs", type=int, default=4)
+    parser.add_argument("--budget-s", type=float, default=480.0)
+    parser.add_argument("--reports", type=Path, nargs="*", default=[], help="for the solutions")
+    args = parser.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    lessons = [
+        f"lessons/{p.parent.name}/lesson.ipynb" for p in sorted(root.glob("lessons/*/lesson.ipynb"))
+    ]
+    solutions = [
+        f"solutions/{p.parent.name}/exercises.ipynb"
+        for p in sorted(root.glob("solutions/*/exercises.ipynb"))
+    ]
+    try:
+        known = known_seconds(args.reports or [args.run])
+        known.update(scaled_lessons(args.run, args.executed, lessons))
+    except ReportError as error:
+        parser.error(str(error))
+    print(describe(plan(lessons + solutions, known, args.jobs), args.budget_s))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
