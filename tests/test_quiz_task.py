@@ -62,6 +62,11 @@ def test_the_quiz_is_the_last_task(assignment: str) -> None:
     intro = cells[0].source
     stated = f"({total - points['quiz-hidden']} points) and the lesson's quiz ("
     assert stated in intro and f"): {total} points" in intro, "the intro's points are out of date"
+    text = cells[ids.index("quiz-text")].source
+    quiz_points, questions = points["quiz-hidden"], len(select(load_bank(), assignment))
+    worth = f"worth {quiz_points} point{'s' if quiz_points > 1 else ''} of the assignment's {total}"
+    assert worth in text, f"the quiz text's points are out of date (expected {worth!r})"
+    assert f"among its {questions} questions" in text, f"the bank has {questions} questions"
     naming_the_lesson = ("quiz-questions", "quiz-check", "quiz-hidden")
     assert all(f'"{assignment}"' in c.source for c in cells if grade_id(c) in naming_the_lesson)
 
