@@ -340,9 +340,110 @@ def linear_relu(x, w, b, bm, bn, bk):
     )(x, w, b)
 """,
     },
+    "task 1: computed in x's dtype (bfloat16 arithmetic inside the kernel)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        o_ref[...] = jax.nn.silu(x_ref[...] * scale_ref[...] + shift_ref[...])
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 3: bfloat16 tile products, only the running sum in float32": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)]
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return acc + jnp.dot(xs, ws).astype(jnp.float32)  # the product rounded to bf16
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        o_ref[...] = jnp.maximum(acc + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
 }
 
 CORRECT = {
+    "task 1: float32 by promotion (scale and shift cast, x promoted with them)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        s = scale_ref[...].astype(jnp.float32)
+        t = shift_ref[...].astype(jnp.float32)
+        h = x_ref[...] * s + t  # bfloat16 * float32 is float32
+        o_ref[...] = (h * jax.nn.sigmoid(h)).astype(o_ref.dtype)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 3: tiles upcast to float32 before each product": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)].astype(jnp.float32)
+            ws = w_ref[pl.ds(s * bk, bk), :].astype(jnp.float32)
+            return acc + jnp.dot(xs, ws, precision="highest")
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        o_ref[...] = jnp.maximum(acc + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
     "task 1: 2-D (1, cols) vectors, columns outer in the grid, sigmoid by hand": {
         "task1-solution": """
 def affine_silu(x, scale, shift, block):
