@@ -37,6 +37,30 @@ def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
     return low
 """
 
+_WRAP = """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+            )
+"""
+
+_TRAIN_LORA = """
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+"""
+
 WRONG = {
     "task 1: always the least memory (full remat whatever the budget)": {
         "task1-solution": _TABLE
@@ -96,13 +120,79 @@ def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
     return low
 """,
     },
+    "task 2: tries every batch size from 1 up, one compile each": {
+        "task2-solution": _STEP_BYTES
+        + """
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+    best = 0
+    for batch in range(1, limit + 1):
+        lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+        if step_bytes(lowered.compile(ANALYSIS_OPTIONS)) > budget:
+            break
+        best = batch
+    return best
+""",
+    },
+    "task 2: the line through two plans alone, no compile near its prediction": {
+        "task2-solution": _STEP_BYTES
+        + """
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+
+    def need(batch):
+        lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+        return step_bytes(lowered.compile(ANALYSIS_OPTIONS))
+
+    small, large = 16, 64  # B and 4B, as in the lesson
+    slope = (need(large) - need(small)) / (large - small)
+    guess = small + int((budget - need(small)) // slope)
+    return max(0, min(limit, guess))
+""",
+    },
+    "task 2: a bisection that starts at 1 (never answers 0)": {
+        "task2-solution": _STEP_BYTES
+        + """
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+
+    def fits(batch):
+        lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+        return step_bytes(lowered.compile(ANALYSIS_OPTIONS)) <= budget
+
+    low, high = 1, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+""",
+    },
+    "task 2: a bisection that never reaches the limit itself": {
+        "task2-solution": _STEP_BYTES
+        + """
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+
+    def fits(batch):
+        lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+        return step_bytes(lowered.compile(ANALYSIS_OPTIONS)) <= budget
+
+    low, high = 0, limit  # fits(low), not fits(high): the limit is never tried
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
     "task 3: the optimizer trains every nnx.Param (LoRAParam is one of them)": {
-        "task3-solution": """
-def lora_finetune(model, x, y, rank, steps, learning_rate, rngs):
-    for i, layer in enumerate(model.layers):
-        model.layers[i] = nnx.LoRA(
-            layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
-        )
+        "task3-solution": _WRAP
+        + """
     optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.Param)
 
     @nnx.jit
@@ -118,44 +208,127 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs):
     },
     "task 3: replaces each layer by a fresh nnx.LoRALinear (new base weights)": {
         "task3-solution": """
-def lora_finetune(model, x, y, rank, steps, learning_rate, rngs):
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     for i, layer in enumerate(model.layers):
-        model.layers[i] = nnx.LoRALinear(
-            layer.in_features, layer.out_features, lora_rank=rank, rngs=rngs
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRALinear(
+                layer.in_features, layer.out_features, lora_rank=rank, rngs=rngs
+            )
+"""
+        + _TRAIN_LORA,
+    },
+    "task 3: targets ignored, every layer wrapped": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        model.layers[i] = nnx.LoRA(
+            layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
         )
-    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+"""
+        + _TRAIN_LORA,
+    },
+    "task 3: B initialised at random (the wrapped model no longer starts where it was)": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs,
+                b_initializer=nnx.initializers.normal(0.01),
+            )
+"""
+        + _TRAIN_LORA,
+    },
+    "task 3: trained functionally, then a fresh nnx.Optimizer returned": {
+        "task3-solution": _WRAP
+        + """
+    tx = optax.adam(learning_rate)
+    graphdef, lora, rest = nnx.split(model, nnx.LoRAParam, ...)
+    opt_state = tx.init(lora)
 
-    @nnx.jit
-    def step(model, optimizer, x, y):
-        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
-        loss, grads = grad_fn(model, x, y)
-        optimizer.update(model, grads)
-        return loss
+    @jax.jit
+    def step(lora, opt_state):
+        def loss_fn(lora):
+            return mse(nnx.merge(graphdef, lora, rest), x, y)
+
+        grads = jax.grad(loss_fn)(lora)
+        updates, opt_state = tx.update(grads, opt_state, lora)
+        return optax.apply_updates(lora, updates), opt_state
 
     for _ in range(steps):
-        step(model, optimizer, x, y)
-    return optimizer
+        lora, opt_state = step(lora, opt_state)
+    nnx.update(model, lora)
+    return nnx.Optimizer(model, tx, wrt=nnx.LoRAParam)  # an optimizer, but not the one that trained
 """,
     },
-    "task 3: adapts only the last layer": {
-        "task3-solution": """
-def lora_finetune(model, x, y, rank, steps, learning_rate, rngs):
-    last = model.layers[-1]
-    model.layers[-1] = nnx.LoRA(
-        last.in_features, rank, last.out_features, base_module=last, rngs=rngs
-    )
-    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
-
-    @nnx.jit
-    def step(model, optimizer, x, y):
-        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
-        loss, grads = grad_fn(model, x, y)
-        optimizer.update(model, grads)
-        return loss
-
-    for _ in range(steps):
-        step(model, optimizer, x, y)
-    return optimizer
+    "task 4: merged in place (the adapted model loses its adapters)": {
+        "task4-solution": """
+def merge_lora(model):
+    for i, layer in enumerate(model.layers):
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module
+            base.kernel[...] = base.kernel[...] + jnp.matmul(
+                layer.lora_a[...], layer.lora_b[...], precision="highest"
+            )
+            model.layers[i] = base
+    return model
+""",
+    },
+    "task 4: the adapters dropped (only the base weights kept)": {
+        "task4-solution": """
+def merge_lora(model):
+    merged = nnx.clone(model)
+    for i, layer in enumerate(merged.layers):
+        if isinstance(layer, nnx.LoRA):
+            merged.layers[i] = layer.base_module
+    return merged
+""",
+    },
+    "task 4: A B added to the base kernel, the wrapper kept (the correction counted twice)": {
+        "task4-solution": """
+def merge_lora(model):
+    merged = nnx.clone(model)
+    for layer in merged.layers:
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module
+            base.kernel[...] = base.kernel[...] + layer.lora_a[...] @ layer.lora_b[...]
+    return merged
+""",
+    },
+    "task 4: a new Net whose plain layers are freshly initialised, not copied": {
+        "task4-solution": """
+def merge_lora(model):
+    sizes = [model.layers[0].in_features] + [
+        (layer.base_module if isinstance(layer, nnx.LoRA) else layer).out_features
+        for layer in model.layers
+    ]
+    merged = Net(sizes, rngs=nnx.Rngs(0))
+    for i, layer in enumerate(model.layers):
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module
+            merged.layers[i].kernel[...] = base.kernel[...] + jnp.matmul(
+                layer.lora_a[...], layer.lora_b[...], precision="highest"
+            )
+            merged.layers[i].bias[...] = base.bias[...]
+    return merged
+""",
+    },
+    "task 4: the plain layers shared with the adapted model, not copied": {
+        "task4-solution": """
+def merge_lora(model):
+    merged = nnx.clone(model)
+    for i, layer in enumerate(model.layers):
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module
+            plain = nnx.Linear(base.in_features, base.out_features, rngs=nnx.Rngs(0))
+            plain.kernel[...] = base.kernel[...] + jnp.matmul(
+                layer.lora_a[...], layer.lora_b[...], precision="highest"
+            )
+            plain.bias[...] = base.bias[...]
+            merged.layers[i] = plain
+        else:
+            merged.layers[i] = layer  # the same object as in model
+    return merged
 """,
     },
 }
@@ -223,14 +396,21 @@ def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
     return lo_b
 """,
     },
+    "task 2: a plain bisection over 0 ... limit": {
+        "task2-solution": _STEP_BYTES + _BISECT,
+    },
     "task 3: gradients for every Param, filtered by the optimizer; adapters built first": {
         "task3-solution": """
-def lora_finetune(model, x, y, rank, steps, learning_rate, rngs):
-    wrapped = [
-        nnx.LoRA(lin.in_features, rank, lin.out_features, base_module=lin, rngs=rngs)
-        for lin in model.layers
-    ]
-    for index, adapter in enumerate(wrapped):
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    chosen = range(len(model.layers)) if targets is None else sorted(targets)
+    wrapped = {
+        index: nnx.LoRA(
+            model.layers[index].in_features, rank, model.layers[index].out_features,
+            base_module=model.layers[index], rngs=rngs,
+        )
+        for index in chosen
+    }
+    for index, adapter in wrapped.items():
         model.layers[index] = adapter
     optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
     train = nnx.jit(
@@ -239,6 +419,25 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs):
     for _ in range(steps):
         train(model, optimizer, x, y)
     return optimizer
+""",
+    },
+    "task 4: split, copy every array, merge; the kernel with jnp.dot at HIGHEST": {
+        "task4-solution": """
+def merge_lora(model):
+    graphdef, state = nnx.split(model)
+    merged = nnx.merge(graphdef, jax.tree.map(jnp.array, state))  # jnp.array copies
+    for i in range(len(merged.layers)):
+        layer = merged.layers[i]
+        if not isinstance(layer, nnx.LoRA):
+            continue
+        base = layer.base_module
+        delta = jnp.dot(layer.lora_a[...], layer.lora_b[...],
+                        precision=jax.lax.Precision.HIGHEST)
+        plain = nnx.Linear(base.in_features, base.out_features, rngs=nnx.Rngs(1))
+        plain.kernel[...] = base.kernel[...] + delta
+        plain.bias[...] = jnp.array(base.bias[...])
+        merged.layers[i] = plain
+    return merged
 """,
     },
 }

@@ -340,36 +340,106 @@ def linear_relu(x, w, b, bm, bn, bk):
     )(x, w, b)
 """,
     },
-}
-
-CORRECT = {
-    "task 1: 2-D (1, cols) vectors, columns outer in the grid, sigmoid by hand": {
+    "task 1: computed in x's dtype (bfloat16 arithmetic inside the kernel)": {
         "task1-solution": """
 def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
     br, bc = block
-    n_row_tiles = -(-x.shape[0] // br)
-    n_col_tiles = -(-x.shape[1] // bc)
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):  # masked, but in bfloat16 for bf16 x
+        r = pl.program_id(0) * br + jnp.arange(br)[:, None]
+        c = pl.program_id(1) * bc + jnp.arange(bc)
+        inside, columns = (r < rows) & (c < cols)[None, :], c < cols
+        h = pltriton.load(x_ref, mask=inside) * pltriton.load(scale_ref, mask=columns)
+        h = h + pltriton.load(shift_ref, mask=columns)
+        pltriton.store(o_ref, jax.nn.silu(h), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 3: bfloat16 tile products, only the running sum in float32": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)]
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return acc + jnp.dot(xs, ws).astype(jnp.float32)  # the product rounded to bf16
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        o_ref[...] = jnp.maximum(acc + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+    "task 1: no masks (interpret mode drops the tail tiles' writes past x)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
 
     def kernel(x_ref, scale_ref, shift_ref, o_ref):
         h = x_ref[...].astype(jnp.float32) * scale_ref[...].astype(jnp.float32)
         h = h + shift_ref[...].astype(jnp.float32)
-        o_ref[...] = (h / (1.0 + jnp.exp(-h))).astype(x.dtype)
+        o_ref[...] = jax.nn.silu(h).astype(o_ref.dtype)
 
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
     return pl.pallas_call(
         kernel,
         out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-        grid=(n_col_tiles, n_row_tiles),
-        in_specs=[
-            pl.BlockSpec((br, bc), lambda j, i: (i, j)),
-            pl.BlockSpec((1, bc), lambda j, i: (0, j)),
-            pl.BlockSpec((1, bc), lambda j, i: (0, j)),
-        ],
-        out_specs=pl.BlockSpec((br, bc), lambda j, i: (i, j)),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
         interpret=True,
-    )(x, scale[None, :], shift[None, :])
+    )(x, scale, shift)
 """,
     },
-    "task 2: masked Triton-style load with other=-inf, then jax.nn.logsumexp": {
+    "task 2: padded columns replaced with jnp.where after an unmasked load, unmasked store": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        inside = jnp.arange(width)[None, :] < cols
+        v = jnp.where(inside, x_ref[...], -jnp.inf)
+        m = jnp.max(v, axis=1)
+        o_ref[...] = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "task 2: masked load, unmasked store (the last rows write past the output)": {
         "task2-solution": """
 def row_logsumexp(x, block_rows):
     n_rows, n_cols = x.shape
@@ -390,6 +460,151 @@ def row_logsumexp(x, block_rows):
     )(x)
 """,
     },
+    "task 3: x's band and the output tile unmasked (the last row of tiles reaches past M)": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        def step(s, acc):
+            xs = x_ref[:, pl.ds(s * bk, bk)]
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return acc + jnp.dot(xs, ws, preferred_element_type=jnp.float32)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        o_ref[...] = jnp.maximum(acc + b_ref[...], 0.0)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+}
+
+CORRECT = {
+    "task 1: float32 by promotion (scale and shift cast, x promoted with them)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        r0, c0 = pl.program_id(0) * br, pl.program_id(1) * bc
+        in_cols = c0 + jnp.arange(bc) < cols
+        inside = (r0 + jnp.arange(br) < rows)[:, None] & in_cols[None, :]
+        s = pltriton.load(scale_ref, mask=in_cols).astype(jnp.float32)
+        t = pltriton.load(shift_ref, mask=in_cols).astype(jnp.float32)
+        h = pltriton.load(x_ref, mask=inside) * s + t  # bfloat16 * float32 is float32
+        pltriton.store(o_ref, (h * jax.nn.sigmoid(h)).astype(o_ref.dtype), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 3: tiles upcast to float32 before each product": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        here = (pl.program_id(0) * bm + jnp.arange(bm) < m)[:, None]
+
+        def step(s, acc):
+            xs = pltriton.load(x_ref.at[:, pl.ds(s * bk, bk)], mask=here).astype(jnp.float32)
+            ws = w_ref[pl.ds(s * bk, bk), :].astype(jnp.float32)
+            return acc + jnp.dot(xs, ws, precision="highest")
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        pltriton.store(o_ref, jnp.maximum(acc + b_ref[...], 0.0), mask=here)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
+    "task 1: 2-D (1, cols) vectors, columns outer in the grid, sigmoid by hand": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    br, bc = block
+    n_row_tiles = -(-x.shape[0] // br)
+    n_col_tiles = -(-x.shape[1] // bc)
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        j, i = pl.program_id(0), pl.program_id(1)
+        cols = j * bc + jnp.arange(bc)[None, :] < x.shape[1]  # (1, bc)
+        keep = (i * br + jnp.arange(br)[:, None] < x.shape[0]) & cols  # (br, bc)
+        h = pltriton.load(x_ref, mask=keep, other=0.0).astype(jnp.float32)
+        h = h * pltriton.load(scale_ref, mask=cols, other=1.0).astype(jnp.float32)
+        h = h + pltriton.load(shift_ref, mask=cols, other=0.0).astype(jnp.float32)
+        pltriton.store(o_ref, (h / (1.0 + jnp.exp(-h))).astype(x.dtype), mask=keep)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(n_col_tiles, n_row_tiles),
+        in_specs=[
+            pl.BlockSpec((br, bc), lambda j, i: (i, j)),
+            pl.BlockSpec((1, bc), lambda j, i: (0, j)),
+            pl.BlockSpec((1, bc), lambda j, i: (0, j)),
+        ],
+        out_specs=pl.BlockSpec((br, bc), lambda j, i: (i, j)),
+        interpret=True,
+    )(x, scale[None, :], shift[None, :])
+""",
+    },
+    "task 2: masked load with other=-inf, exp2/log2, masked store": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    n_rows, n_cols = x.shape
+    block = (block_rows, pl.next_power_of_2(n_cols))
+
+    def kernel(x_ref, o_ref):
+        row = pl.program_id(0) * block_rows + lax.broadcasted_iota(jnp.int32, block, 0)
+        col = lax.broadcasted_iota(jnp.int32, block, 1)
+        v = pltriton.load(x_ref, mask=(row < n_rows) & (col < n_cols), other=-jnp.inf)
+        top = jnp.max(v, axis=-1)
+        top = jnp.where(jnp.isfinite(top), top, 0.0)
+        log2e = 1.4426950408889634
+        total = jnp.sum(jnp.exp2((v - top[:, None]) * log2e), axis=-1)
+        valid = pl.program_id(0) * block_rows + jnp.arange(block_rows) < n_rows
+        pltriton.store(o_ref, top + jnp.log2(total) / log2e, mask=valid)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((n_rows,), jnp.float32),
+        grid=((n_rows + block_rows - 1) // block_rows,),
+        in_specs=[pl.BlockSpec(block, lambda r: (r, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda r: (r,)),
+        interpret=True,
+    )(x)
+""",
+    },
     "task 3: a Python loop over K (unrolled), bias and ReLU with jnp.where": {
         "task3-solution": """
 def linear_relu(x, w, b, bm, bn, bk):
@@ -397,13 +612,14 @@ def linear_relu(x, w, b, bm, bn, bk):
     n = w.shape[1]
 
     def kernel(x_ref, w_ref, b_ref, o_ref):
+        valid = lax.broadcasted_iota(jnp.int32, (bm, 1), 0) + pl.program_id(0) * bm < m
         acc = jnp.zeros((bm, bn), dtype=jnp.float32)
         for s in range(k // bk):
-            a = x_ref[:, s * bk : (s + 1) * bk]
+            a = pltriton.load(x_ref.at[:, s * bk : (s + 1) * bk], mask=valid, other=0.0)
             c = w_ref[s * bk : (s + 1) * bk, :]
             acc = acc + lax.dot(a, c, preferred_element_type=jnp.float32)
         y = acc + b_ref[...][None, :]
-        o_ref[...] = jnp.where(y > 0, y, 0.0)
+        pltriton.store(o_ref, jnp.where(y > 0, y, 0.0), mask=valid)
 
     return pl.pallas_call(
         kernel,

@@ -134,6 +134,8 @@ _WRONG = {
         _load(counts=False),
         # a PyTorch habit: transpose every kernel
         _load(transpose=True),
+        # everything, but the step as the checkpoint stored it: int32, not the optimizer's uint32
+        _load(),
     ],
 }
 
@@ -211,9 +213,12 @@ def load_train_state(model, optimizer, checkpoint):
     nnx.replace_by_pure_dict(model_state, converted["params"])
     nnx.update(model, model_state)
     optimizer_state = nnx.state(optimizer)
-    nnx.replace_by_pure_dict(
-        optimizer_state, {{"step": converted["step"], "opt_state": converted["opt_state"]}}
-    )
+    current = nnx.to_pure_dict(optimizer_state)
+    wanted = {{"step": converted["step"], "opt_state": converted["opt_state"]}}
+    like = {{"step": current["step"], "opt_state": {{0: current["opt_state"][0]}}}}
+    # each leaf in the dtype the optimizer has (the checkpoint's step is int32, nnx's uint32)
+    cast = jax.tree.map(lambda new, old: jnp.asarray(new, old.dtype), wanted, like)
+    nnx.replace_by_pure_dict(optimizer_state, cast)
     nnx.update(optimizer, optimizer_state)
 """
     ],
@@ -237,12 +242,13 @@ _WRONG_LABELS = {
         "parameters only, fresh Adam moments",
         "moments without Adam's count and the step",
         "kernels transposed as for PyTorch",
+        "the step left in the checkpoint's int32",
     ],
 }
 _CORRECT_LABELS = {
     "task1-solution": "increments in place, ddof=1, rsqrt",
     "task2-solution": "optax.incremental_update, jnp.array of the losses",
-    "task3-solution": "one recursive conversion of the whole checkpoint",
+    "task3-solution": "one recursive conversion, each leaf cast to the optimizer's dtype",
 }
 
 WRONG = {
