@@ -39,4 +39,8 @@ RUN uv pip install --python /opt/venv/bin/python --no-deps --editable . \
 
 USER 1001
 EXPOSE 8888
-CMD ["jupyter", "lab", "--ip=0.0.0.0", "--port=8888", "--no-browser", "--ServerApp.root_dir=/home/learner/course"]
+# The course's own lab settings and landing view, as `make lab` uses them.
+CMD ["jupyter", "lab", "--ip=0.0.0.0", "--port=8888", "--no-browser", \
+     "--ServerApp.root_dir=/home/learner/course", \
+     "--LabApp.app_settings_dir=/home/learner/course/.jupyter/lab/settings", \
+     "--LabApp.default_url=/lab/tree/lessons"]

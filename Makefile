@@ -35,12 +35,13 @@ AGAIN  := make $(MAKECMDGOALS)$(if $(CUDA), GPU=$(GPU))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test browser sandbox slurm cluster cluster-stop lock release \
+.PHONY: help install lab test book browser sandbox slurm cluster cluster-stop lock release \
 	clean-notebooks run-course gpu-check grade-benchmark
 
 help:
 	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12, GPU=cuda13; PORT=$(PORT))"
 	@echo "make test       run the whole test suite"
+	@echo "make book       build the course as a static site into _build/book/html (BOOK_ARGS=...)"
 	@echo "make release    regenerate lessons/*/exercises.ipynb from solutions/"
 	@echo "make run-course execute every lesson headless and write artifacts/course-run/report.md"
 	@echo "make gpu-check  every lesson and solution without Jupyter: artifacts/gpu-check/report.md"
@@ -136,12 +137,24 @@ cluster-stop: $(STAMP)
 	@if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
 	$$sudo $(BIN)/python tools/cluster.py stop
 
+# The course's own JupyterLab settings (.jupyter/lab/settings/overrides.json: no "Jupyter news?"
+# prompt, no update check), and the lesson list as the landing view.
+LAB_SETTINGS := $(CURDIR)/.jupyter/lab/settings
+LAB_LANDING  := /lab/tree/lessons
+
 lab: $(STAMP)
 	PATH="$(BIN):$$PATH" $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) \
-		--ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
+		--ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(LAB_SETTINGS)" \
+		--LabApp.default_url=$(LAB_LANDING) $(LAB_ARGS)
 
 test: $(STAMP) browser sandbox slurm
 	PATH="$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The book: lessons executed on the CPU (reusing the suite's executions in _build/executed/ when
+# they are of the current files), exercises, quizzes and guides, built by Sphinx + myst-nb.
+BOOK_ARGS ?=
+book: $(STAMP)
+	PATH="$(BIN):$$PATH" $(BIN)/python -m course.book $(BOOK_ARGS)
 
 release: $(STAMP)
 	$(BIN)/python -m autograder release

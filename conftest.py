@@ -1,35 +1,87 @@
-"""pytest set-up for the whole repository: strict kernels, and which notebooks nbval runs."""
+"""pytest set-up for the whole repository: strict kernels, one run id, the book's tests last,
+and the grading kernels' compilation cache."""
 
 from __future__ import annotations
 
+import os
+import uuid
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from xdist.remote import Producer
+from xdist.scheduler import LoadScopeScheduling
+from xdist.workermanage import WorkerController
 
-from autograder.config import LESSON_NOTEBOOK, LESSONS_DIR
 from autograder.kernel import strict_kernels
 
+# The id of this test run, shared by its xdist workers (they inherit the environment of the
+# process that starts them, after pytest_configure ran there): the lessons' executions carry
+# it, so the book's tests can tell this run's executions from an earlier run's.
+RUN_VARIABLE = "COURSE_TEST_RUN"
+# The modules of the tests marked needs_every_lesson: under --dist loadscope each is one scope.
+LAST_SCOPES = ("tests/browser/test_book.py",)
 _session = ExitStack()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Every kernel started by nbval, nbclient or nbgrader in this run turns JAX-stack
+    # Every kernel started by nbclient or nbgrader in this run turns JAX-stack
     # DeprecationWarnings into errors (see autograder/kernel.py).
     _session.enter_context(strict_kernels())
+    os.environ.setdefault(RUN_VARIABLE, uuid.uuid4().hex)
+    config.addinivalue_line(
+        "markers", "needs_every_lesson: runs after the rest; waits for the lessons' executions"
+    )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     _session.close()
 
 
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    # nbval collects every notebook it is shown. Of lessons/ it must run only the
-    # lesson notebooks: the released exercises are graded by nbgrader instead.
-    if collection_path.suffix != ".ipynb":
-        return None
-    is_lesson = (
-        collection_path.name == LESSON_NOTEBOOK
-        and collection_path.parent.parent.resolve() == LESSONS_DIR
-    )
-    return None if is_lesson else True
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Last when the tests run in order (no xdist, or --dist load).
+    items.sort(key=lambda item: item.get_closest_marker("needs_every_lesson") is not None)
+
+
+class LastScopesLast(LoadScopeScheduling):
+    """--dist loadscope, but LAST_SCOPES are handed out after every other scope.
+
+    xdist queues the scopes with the most tests first, which put the book's 24 tests first and
+    left a worker waiting for the other to execute every lesson. Handed out last, the book
+    finds every other scope (the lessons' executions among them) done or running.
+    """
+
+    def _assign_work_unit(self, node: WorkerController) -> None:
+        for scope in [s for s in self.workqueue if s.startswith(LAST_SCOPES)]:
+            self.workqueue.move_to_end(scope)
+        super()._assign_work_unit(node)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadScopeScheduling | None:
+    return LastScopesLast(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
+# JAX's persistent compilation cache for the suite's grading kernels: the solution, the release
+# and every variant of an assignment compile the same set-up and test programs, so each program
+# is compiled once per worker and loaded from disk afterwards. One folder per xdist worker (jax
+# writes cache files in place, so two processes must not share one). Lesson kernels (the lesson
+# runs, device profiles) never get it: lessons time first calls and count compiles themselves, and
+# lesson 01 demonstrates this cache in folders of its own.
+GRADING_COMPILE_CACHE = {
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+}
+
+
+@pytest.fixture(scope="session")
+def _worker_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("jax-compile-cache")
+
+
+@pytest.fixture
+def grading_compile_cache(_worker_compile_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Kernels started during the test share this worker's compilation cache."""
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(_worker_compile_cache))
+    for name, value in GRADING_COMPILE_CACHE.items():
+        monkeypatch.setenv(name, value)
+    return _worker_compile_cache

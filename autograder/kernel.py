@@ -3,7 +3,7 @@
 Lessons must use today's API: inside these kernels a DeprecationWarning raised from
 jax, jaxlib, flax, optax or orbax code, or triggered directly by notebook code, is an
 error. The filter is installed by an IPython startup file in a throw-away IPYTHONDIR,
-so it reaches every kernel that nbval, nbclient or nbgrader starts.
+so it reaches every kernel that nbclient or nbgrader starts.
 
 A second startup file makes a kernel compute float32 matmuls the way an Ampere or Hopper
 GPU does by default (TF32), when the kernel's environment has ``COURSE_EMULATE_TF32=1``:

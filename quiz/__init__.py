@@ -19,8 +19,13 @@ __all__ = [
     "load_bank",
     "points",
     "print_sheet",
+    "score",
     "show",
 ]
+
+# The quiz's key ships with the course (quiz/bank/), so the graded quiz task is practice that
+# counts a little: at most this share of an assignment's points (tests/test_quiz_task.py).
+MAX_QUIZ_SHARE = 0.15
 
 TITLES = {"en": "Quiz", "ru": "Тест"}
 
@@ -51,6 +56,13 @@ def points(answers: object, lesson: int | str) -> int:
     from quiz.sheet import points as sheet_points
 
     return sheet_points(answers, select(load_bank(), lesson))
+
+
+def score(answers: object, lesson: int | str, out_of: float) -> float:
+    """The quiz task's partial credit: ``out_of`` points shared equally among the lesson's
+    questions, for the ones ``answers`` gets right (nbgrader reads the number as the score)."""
+    questions = select(load_bank(), lesson)
+    return round(out_of * points(answers, lesson) / len(questions), 4)
 
 
 def check_answers(answers: object, lesson: int | str) -> None:

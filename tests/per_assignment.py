@@ -1,8 +1,8 @@
 """One test class per assignment, so that pytest-xdist can spread the heavy tests.
 
-The suite runs with ``--dist loadscope``: a notebook's nbval cells stay together (their
-scope is the notebook) and each test class is a unit of work. A module that defines a base
-class with an ``assignment`` attribute calls ``classes_per_assignment`` to get
+The suite runs with ``--dist loadscope``: each test class is a unit of work (the lessons'
+executions in tests/test_lessons.py are one class per lesson the same way). A module that
+defines a base class with an ``assignment`` attribute calls ``classes_per_assignment`` to get
 ``TestX_00_gpu_detection``-style subclasses, one per assignment, that pytest collects.
 """
 

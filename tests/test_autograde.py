@@ -11,6 +11,7 @@ from tests.course import released_notebook, solution_notebook
 from tests.per_assignment import classes_per_assignment
 
 
+@pytest.mark.usefixtures("grading_compile_cache")
 class _TestAutograde:
     assignment: str
 

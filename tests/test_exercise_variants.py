@@ -221,6 +221,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("variants", rounds, ids=["+".join(r) for r in rounds])
 
 
+@pytest.mark.usefixtures("grading_compile_cache")
 class _TestVariants:
     assignment: str
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -12,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course import lesson_notebook, solution_notebook
+from tests.course import solution_notebook
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
 
@@ -54,9 +55,11 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
         slow,
         unreached,
         "--budget-s",
-        "45",  # the slow notebook runs out the budget, the last one is not reached
+        "35",  # the slow notebook runs out the budget, the last one is not reached
     )
     assert code == 1
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", report["date"]), "the book shows it"
+    assert re.fullmatch(r"[0-9a-f]{7,}(\+dirty)?", report["commit"]), "this checkout's commit"
     runs = {Path(r["notebook"]).parent.name: r for r in report["notebooks"]}
     assert [runs[n]["result"] for n in ("good", "failing", "slow", "unreached")] == [
         "pass",
@@ -75,6 +78,7 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
             "name": "99_answer",
             "value": "42",
             "rest": "units on cpu",
+            "device": "cpu",
         }
     ]
     failed = runs["failing"]
@@ -88,14 +92,18 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
         ]
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert "| 99_answer | 42 |" in markdown and "ValueError: the claim is false" in markdown
+    assert "Measured on cpu:" in markdown
+    assert "GPU shared with another process: unknown" in markdown  # no nvidia-smi here
 
 
 def test_a_broken_notebook_is_named_in_the_report(tmp_path: Path) -> None:
     broken = tmp_path / "broken" / "lesson.ipynb"
     broken.parent.mkdir()
     broken.write_text("{ not json")
-    code, report = _check(tmp_path / "out", broken)
+    code, report = _check(tmp_path / "out", broken, "--commit", "0123abc")
     assert code == 1
+    assert report["commit"] == "0123abc", "--commit names it where there is no git"
+    assert "- commit: 0123abc" in (tmp_path / "out" / "report.md").read_text()
     [run] = report["notebooks"]
     assert run["result"] == "crashed"
     assert f"{broken}: not a readable notebook" in run["log_tail"]
@@ -110,12 +118,10 @@ def test_unknown_notebooks_are_refused(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no such notebook" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "path",
-    [lesson_notebook("00_gpu_detection"), solution_notebook("01_jit_compilation")],
-    ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}",
-)
-def test_course_notebooks_pass_without_jupyter(path: Path, tmp_path: Path) -> None:
+def test_a_course_solution_passes_without_jupyter(tmp_path: Path) -> None:
+    """Lessons run through this tool in the suite already: every device-profile run is one
+    (tests/test_device_profiles.py). A solution, with its hidden tests, is checked here."""
+    path = solution_notebook("01_jit_compilation")
     code, report = _check(tmp_path / "out", path)
     [run] = report["notebooks"]
     assert code == 0, json.dumps(run, indent=1)[-4000:]
@@ -141,3 +147,119 @@ def test_a_figure_value_is_split_from_its_unit(
     spec.loader.exec_module(gpu_check)
     match = gpu_check.FIGURE_LINE.match(line)
     assert match and (match["value"], match["rest"]) == (value, unit)
+
+
+def _tool_module(name: str, monkeypatch: pytest.MonkeyPatch):
+    path = TOOL.parent / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # its dataclasses look it up
+    spec.loader.exec_module(module)
+    return module
+
+
+# Each notebook records when it ran and the memory variables it saw.
+TIMED = [
+    "import json, os, time, pathlib\n"
+    "start = time.time(); time.sleep(2.5)\n"
+    "seen = {k: os.environ.get(k) for k in ('XLA_CLIENT_MEM_FRACTION', "
+    "'XLA_PYTHON_CLIENT_MEM_FRACTION')}\n"
+    "pathlib.Path(os.environ['RUN_LOG'], pathlib.Path.cwd().name + '.json').write_text("
+    "json.dumps([start, time.time(), seen]))"
+]
+
+
+def test_solutions_run_jobs_at_a_time_and_lessons_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "log"
+    log.mkdir()
+    monkeypatch.setenv("RUN_LOG", str(log))
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_MEM_FRACTION", ".5")  # the old name: dropped for jobs
+    lessons = [_notebook(tmp_path, f"lesson{i}", TIMED) for i in range(2)]
+    solutions = []
+    for i in range(3):
+        path = tmp_path / f"solution{i}" / "exercises.ipynb"
+        path.parent.mkdir()
+        _notebook(tmp_path, f"solution{i}-src", TIMED).rename(path)
+        solutions.append(path)
+    code, report = _check(tmp_path / "out", *lessons, *solutions, "--jobs", "3")
+    assert code == 0, json.dumps(report["notebooks"], indent=1)[-3000:]
+    assert report["jobs"] == 3
+    spans = {p.stem: json.loads(p.read_text()) for p in log.glob("*.json")}
+    l0, l1 = spans["lesson0"], spans["lesson1"]
+    sol = [spans[f"solution{i}"] for i in range(3)]
+    assert l0[1] <= l1[0] or l1[1] <= l0[0], "two lessons ran at the same time"
+    assert max(s[0] for s in sol) < min(s[1] for s in sol), "the solutions did not overlap"
+    assert min(s[0] for s in sol) >= max(l0[1], l1[1]), "solutions started before the lessons ended"
+    for *_, seen in sol:
+        assert seen == {"XLA_CLIENT_MEM_FRACTION": "0.300", "XLA_PYTHON_CLIENT_MEM_FRACTION": None}
+    assert spans["lesson0"][2]["XLA_CLIENT_MEM_FRACTION"] is None  # lessons keep the defaults
+
+
+def test_the_plan_reads_earlier_reports_and_guesses_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gpu_plan = _tool_module("gpu_plan", monkeypatch)
+    md = tmp_path / "report.md"
+    md.write_text(
+        "| notebook | result | seconds | cells run | skipped | failing cell |\n|---|\n"
+        "| lessons/00_a/lesson.ipynb | pass | 20.0 | 3/3 | 0 |  |\n"
+        "| lessons/01_b/lesson.ipynb | FAIL | 40.0 | 1/3 | 0 | 2 |\n"
+        "| solutions/00_a/exercises.ipynb | pass | 10.0 | 3/3 | 0 |  |\n"
+        "| solutions/01_b/exercises.ipynb | not reached | 0.0 | 0/0 | 0 |  |\n"
+    )
+    known = gpu_plan.known_seconds([md])
+    assert known["lessons/01_b/lesson.ipynb"].source == "lower bound"
+    assert "solutions/01_b/exercises.ipynb" not in known  # not reached: no time
+    names = [
+        "lessons/00_a/lesson.ipynb",
+        "lessons/01_b/lesson.ipynb",
+        "lessons/02_c/lesson.ipynb",  # new: the median of the lessons, 30 s
+        "solutions/00_a/exercises.ipynb",
+        "solutions/01_b/exercises.ipynb",  # the median of the solutions, 10 s
+        "solutions/02_c/exercises.ipynb",
+    ]
+    plan = gpu_plan.plan(names, known, jobs=2)
+    assert plan.timings["lessons/02_c/lesson.ipynb"] == gpu_plan.Timing(30.0, "guess")
+    assert plan.lessons_s == 90.0 and plan.solutions_s == 20.0  # 3 x 10 s on 2 queues
+    assert plan.total_s == gpu_plan.PROBE_S + 110.0
+    assert "fits the budget of 480 s" in gpu_plan.describe(plan, 480)
+    assert "s over the budget of 60 s" in gpu_plan.describe(plan, 60)
+    with pytest.raises(gpu_plan.ReportError, match="report.json: not a gpu_check report"):
+        (tmp_path / "report.json").write_text("{}")
+        gpu_plan.known_seconds([tmp_path / "report.json"])
+
+
+def test_a_shared_gpu_is_named_in_the_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    sharing = _tool_module("gpu_sharing", monkeypatch)
+
+    def reading(seconds, util, mib, ours, processes=()):
+        return sharing.Reading(seconds, util, mib, 100.0, list(processes), ours)
+
+    quiet = sharing.summarize([reading(0, 0, 400, False), reading(5, 95, 30000, True)])
+    assert quiet["shared"] is False and quiet["max_utilization_percent"] == 95
+    busy = sharing.summarize([reading(0, 81, 8821, False), reading(5, 99, 40000, True)])
+    assert busy["shared"] is True and "81 % utilisation before the first notebook" in busy["why"]
+    between = sharing.summarize(
+        [reading(0, 0, 400, False), reading(5, 90, 9000, True), reading(10, 60, 400, False)]
+    )
+    assert between["shared"] is True and "while none of the check's notebooks ran" in between["why"]
+    assert sharing.summarize([])["shared"] is None
+
+
+@pytest.mark.parametrize(
+    ("rest", "device"),
+    [
+        ("x on NVIDIA H200", "NVIDIA H200"),
+        ("ms on cpu", "cpu"),
+        ("(interpreted on cpu) on cpu", "cpu"),
+        ("on NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"),
+        ("examples", "unlabelled"),
+    ],
+)
+def test_a_figure_is_filed_under_the_device_it_names(
+    rest: str, device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _tool_module("gpu_check", monkeypatch).measured_on(rest) == device

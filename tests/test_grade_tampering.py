@@ -2,7 +2,7 @@
 
 Four students answer a real assignment: a wrong answer from tests/exercise_variants/; the same
 wrong answer that also replaces numpy's and JAX's comparison functions and numpy.testing; all
-right answers but a quiz of wrong letters with `quiz.points` replaced; and a blank notebook
+right answers but a quiz of wrong letters with `quiz.score` replaced; and a blank notebook
 whose first answer cell makes IPython run every later cell as an empty one. Each must score
 what its honest answers earn.
 """
@@ -65,7 +65,7 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
         "honest-quiz": _with_answers(solution_notebook(ASSIGNMENT), {"quiz-solution": wrong_quiz}),
         "patched-quiz": _with_answers(
             solution_notebook(ASSIGNMENT),
-            {"quiz-solution": "import quiz\nquiz.points = lambda *a, **k: 99\n" + wrong_quiz},
+            {"quiz-solution": "import quiz\nquiz.score = lambda *a, **k: 99\n" + wrong_quiz},
         ),
         "blanker": _with_answers(
             released_notebook(ASSIGNMENT),

@@ -1,22 +1,31 @@
-"""`make lab` serves JupyterLab on the course with nbgrader's extension and course config."""
+"""`make lab` serves JupyterLab on the course with nbgrader's extension, the course config and the
+course's own lab settings (.jupyter/lab/settings/overrides.json): the lesson list as the landing
+view, and no "get notified about official Jupyter news?" prompt."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import re
 import secrets
 import signal
 import socket
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import expect, sync_playwright
 
 from autograder.config import REPO_ROOT
-from tests.course import ASSIGNMENTS
+from tests.browser.jupyterlab import ARTIFACTS, launch
+from tests.course import ASSIGNMENTS, LESSON_FOLDERS
+
+NEWS_PROMPT = "official Jupyter news"
 
 
 def free_port() -> int:
@@ -86,3 +95,50 @@ def test_formgrader_lists_the_course_assignments(lab: str) -> None:
     assert status == 200
     listed = {assignment["name"] for assignment in json.loads(body)}
     assert set(ASSIGNMENTS) <= listed
+
+
+def test_lab_lands_on_the_lesson_list(lab: str) -> None:
+    address = urllib.parse.urlsplit(lab.format(path=""))
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+    connection.request("GET", f"/?{address.query}")
+    response = connection.getresponse()
+    assert response.status == 302
+    assert response.getheader("Location", "").startswith("/lab/tree/lessons")
+
+
+def test_lab_uses_the_course_settings(lab: str) -> None:
+    path = "lab/api/settings/@jupyterlab/apputils-extension:notification"
+    status, body = get(lab.format(path=path))
+    assert status == 200
+    defaults = {k: v.get("default") for k, v in json.loads(body)["schema"]["properties"].items()}
+    assert defaults["fetchNews"] == "false", "overrides.json: no Jupyter news prompt"
+    assert defaults["checkForUpdates"] is False
+
+
+def test_a_learner_sees_the_lessons_and_no_news_prompt(lab: str) -> None:
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(lab.format(path=""))
+            listing = page.locator(".jp-DirListing-content")
+            for folder in LESSON_FOLDERS:
+                expect(listing).to_contain_text(folder.name, timeout=120_000)
+            expect(page.locator(".jp-BreadCrumbs")).to_contain_text("lessons")
+            page.wait_for_timeout(3000)  # the prompt, when it comes, comes just after the page
+            (ARTIFACTS / "test_lab").mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=ARTIFACTS / "test_lab" / "landing.png")
+            assert page.get_by_text(NEWS_PROMPT).count() == 0
+        finally:
+            browser.close()
+
+
+def test_the_docker_image_opens_the_course_the_same_way() -> None:
+    makefile = (REPO_ROOT / "Makefile").read_text()
+    dockerfile = (REPO_ROOT / "Dockerfile").read_text()
+    landing = re.search(r"^LAB_LANDING\s*:=\s*(\S+)$", makefile, re.M)
+    settings = re.search(r"^LAB_SETTINGS\s*:=\s*\$\(CURDIR\)/(\S+)$", makefile, re.M)
+    assert landing and settings
+    assert f'"--LabApp.default_url={landing[1]}"' in dockerfile
+    assert f'"--LabApp.app_settings_dir=/home/learner/course/{settings[1]}"' in dockerfile
+    assert (REPO_ROOT / settings[1] / "overrides.json").is_file()

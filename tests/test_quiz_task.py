@@ -15,6 +15,7 @@ from nbclient import NotebookClient
 from nbgrader.utils import determine_grade
 
 from autograder import notebooks
+from quiz import MAX_QUIZ_SHARE
 from quiz.bank import load_bank, select
 from tests.course import (
     ASSIGNMENTS,
@@ -27,16 +28,6 @@ from tests.course import (
 from tests.per_assignment import classes_per_assignment
 
 QUIZ_CELLS = ["quiz-text", "quiz-questions", "quiz-solution", "quiz-check", "quiz-hidden"]
-# The quiz's key is public: it counts a little, at most this share of an assignment's points.
-QUIZ_WEIGHT_LIMIT = 0.15
-# These still give a point per question (29-42 % of their points); another issue scales them
-# down. Every other assignment must keep the limit from the start.
-QUIZ_WEIGHT_LEGACY = {
-    "00_gpu_detection", "01_jit_compilation", "02_async_timing", "03_fixed_shape_batching",
-    "04_pure_training_steps", "05_cudnn_attention", "06_data_parallel_sharding",
-    "07_nnx_transformer", "08_orbax_checkpointing", "09_aot_export", "10_model_parallelism",
-    "11_profiling_performance", "12_memory", "13_pallas_kernels", "14_from_pytorch",
-}  # fmt: skip
 
 
 def quiz_cells(path: Path) -> list[nbformat.NotebookNode]:
@@ -56,13 +47,21 @@ def test_the_quiz_is_the_last_task(assignment: str) -> None:
     assert [i for i in ids if i in QUIZ_CELLS] == QUIZ_CELLS
     tasks_after = [i for i in ids[ids.index("quiz-hidden") :] if i and i.startswith("task")]
     assert not tasks_after, f"tasks after the quiz: {tasks_after}"
+    points = {
+        grade_id(c): c.metadata["nbgrader"]["points"]
+        for c in cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+    total = sum(points.values())
+    assert 0 < points["quiz-hidden"] <= MAX_QUIZ_SHARE * total, (
+        f"the quiz is {points['quiz-hidden']} of {total} points: its key is public, so at most "
+        f"{MAX_QUIZ_SHARE:.0%}"
+    )
     hidden = cells[ids.index("quiz-hidden")]
-    points = hidden.metadata["nbgrader"]["points"]
-    total = sum(c.metadata["nbgrader"]["points"] for c in cells if is_graded(c))
-    if assignment in QUIZ_WEIGHT_LEGACY:
-        assert points == len(select(load_bank(), assignment))
-    else:
-        assert points <= QUIZ_WEIGHT_LIMIT * total, f"the quiz is {points / total:.0%} of {total}"
+    assert f"out_of={points['quiz-hidden']})" in hidden.source  # the score it gives is its points
+    intro = cells[0].source
+    stated = f"({total - points['quiz-hidden']} points) and the lesson's quiz ("
+    assert stated in intro and f"): {total} points" in intro, "the intro's points are out of date"
     naming_the_lesson = ("quiz-questions", "quiz-check", "quiz-hidden")
     assert all(f'"{assignment}"' in c.source for c in cells if grade_id(c) in naming_the_lesson)
 
@@ -94,24 +93,20 @@ def quiz_scores(scenarios: list[tuple[list[dict], str | None]], tmp_path: Path) 
 class _TestQuizTask:
     assignment: str
 
-    def test_the_quiz_task_gives_a_point_per_right_answer(self, tmp_path: Path) -> None:
-        quiz_task_gives_a_point_per_right_answer(self.assignment, tmp_path)
+    def test_the_quiz_task_gives_a_share_per_right_answer(self, tmp_path: Path) -> None:
+        quiz_task_gives_a_share_per_right_answer(self.assignment, tmp_path)
 
 
 classes_per_assignment(_TestQuizTask, globals())
 
 
-def is_graded(cell: nbformat.NotebookNode) -> bool:
-    return bool(cell.metadata.get("nbgrader", {}).get("grade"))
-
-
-def quiz_task_gives_a_point_per_right_answer(assignment: str, tmp_path: Path) -> None:
-    """Each right answer is worth the quiz's points over its questions (one point each in the
-    legacy assignments), through nbgrader's partial credit."""
+def quiz_task_gives_a_share_per_right_answer(assignment: str, tmp_path: Path) -> None:
     questions = select(load_bank(), assignment)
     solution = quiz_cells(solution_notebook(assignment))
-    points = next(c for c in solution if grade_id(c) == "quiz-hidden").metadata["nbgrader"]
-    each = points["points"] / len(questions)
+    out_of = next(c for c in solution if grade_id(c) == "quiz-hidden").metadata["nbgrader"][
+        "points"
+    ]
+    share = out_of / len(questions)
     hidden_source = next(c.source for c in solution if grade_id(c) == "quiz-hidden")
     released = [
         cell if grade_id(cell) != "quiz-hidden" else {**cell, "source": hidden_source}
@@ -123,16 +118,16 @@ def quiz_task_gives_a_point_per_right_answer(assignment: str, tmp_path: Path) ->
     other_form = "\n".join(f"QUIZ_ANSWERS[{q.id!r}] = {q.answer.upper()!r}" for q in questions)
 
     scenarios = {
-        "the reference answers": (solution, None, len(questions)),
+        "the reference answers": (solution, None, out_of),
         "the released notebook": (released, None, 0),
-        "one wrong answer": (solution, f"QUIZ_ANSWERS = {one_wrong!r}", len(questions) - 1),
+        "one wrong answer": (
+            solution, f"QUIZ_ANSWERS = {one_wrong!r}", round(out_of - share, 4)
+        ),
         "upper-case letters, set one by one": (
-            solution, "QUIZ_ANSWERS = {}\n" + other_form, len(questions)
+            solution, "QUIZ_ANSWERS = {}\n" + other_form, out_of
         ),
         "an unknown question id": (solution, 'QUIZ_ANSWERS = {"q99": "a"}', 0),
     }  # fmt: skip
     scores = quiz_scores([(cells, answers) for cells, answers, _ in scenarios.values()], tmp_path)
-    expected = [right * each for _, _, right in scenarios.values()]
-    assert dict(zip(scenarios, scores, strict=True)) == pytest.approx(
-        dict(zip(scenarios, expected, strict=True))
-    )
+    expected = [points for _, _, points in scenarios.values()]
+    assert dict(zip(scenarios, scores, strict=True)) == dict(zip(scenarios, expected, strict=True))

@@ -4,9 +4,10 @@
     python tools/device_table.py --check   exit 1 if README.md's table is out of date
 
 Every lesson has one code cell tagged ``device-config``: it sets ``TARGET = target_device()``
-(course/device.py) and chooses from it a ``CONFIG`` dict (sizes, dtypes, mesh shapes) and a
-``SKIPPED`` dict (section -> why it does not run on that device). This script runs that cell
-alone for each profile, with ``target_device`` answering the profile, and tabulates the result.
+(course/device.py) and chooses from it a ``CONFIG`` dict (sizes, dtypes, mesh shapes: all that
+changes what runs) and a ``SKIPPED`` dict (section -> the hardware feature it needs that the
+device lacks). This script runs that cell alone for each profile, with ``target_device``
+answering the profile, and tabulates the result.
 The suite uses the same evaluation to decide which profiles to run each lesson under
 (tests/test_device_profiles.py): a profile whose choice equals the CPU's, or another profile's,
 adds nothing.
@@ -87,8 +88,10 @@ def shown(value: object) -> str:
 
     if isinstance(value, type) and issubclass(value, np.generic) or isinstance(value, np.dtype):
         return np.dtype(value).name
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple):  # a shape
         return "×".join(shown(v) for v in value) if value else "()"
+    if isinstance(value, list):  # several values
+        return "/".join(shown(v) for v in value) if value else "none"
     return str(value)
 
 
@@ -99,14 +102,28 @@ def summary(config: dict, skipped: dict) -> str:
     return text.replace("|", "\\|")
 
 
+def reads_target_gpu(notebook: Path) -> bool:
+    """Whether a cell outside the configuration cell asks ``TARGET.gpu``."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return any(
+        "TARGET.gpu" in "".join(c["source"])
+        for c in cells
+        if c["cell_type"] == "code" and CONFIG_TAG not in c.get("metadata", {}).get("tags", [])
+    )
+
+
 def key(notebook: Path, device: Device) -> str:
-    config, skipped = configuration(notebook, device)
-    return json.dumps([device.gpu, summary(config, skipped)])
+    """What a run of the lesson on the CPU depends on: CONFIG, and whether the target is a GPU
+    where the lesson asks that outside its configuration cell. SKIPPED only names what the
+    hardware lacks (cuDNN, bf16 tensor cores, ...), which a CPU never has: two profiles that
+    differ only there run the same lesson here."""
+    config, _ = configuration(notebook, device)
+    return json.dumps([reads_target_gpu(notebook) and device.gpu, summary(config, {})])
 
 
 def profile_runs() -> list[tuple[str, str]]:
     """(lesson folder, profile) pairs the suite runs: each configuration the suite's profiles
-    choose that the CPU's run (nbval) and the earlier profiles have not covered."""
+    choose that the CPU's run (tests/test_lessons.py) and the earlier profiles have not covered."""
     runs = []
     for notebook in lessons():
         seen = {key(notebook, CPU)}
@@ -118,17 +135,35 @@ def profile_runs() -> list[tuple[str, str]]:
     return runs
 
 
+def cell_text(config: dict, skipped: dict, left: tuple[dict, dict] | None) -> str:
+    """A table cell: the whole choice, or (next to a similar one) only what differs from it."""
+    if left is None:
+        return summary(config, skipped)
+    left_config, left_skipped = left
+    if (config, skipped) == (left_config, left_skipped):
+        return "same"
+    changed = {k: v for k, v in config.items() if left_config.get(k) != v}
+    if set(config) != set(left_config) or len(changed) > len(config) / 2:
+        return summary(config, skipped)
+    text = "as ←, but " + summary(changed, {}) if changed else "as ←"
+    if skipped != left_skipped:
+        text += "; **not run:** " + (
+            "; ".join(f"{k} ({why})" for k, why in skipped.items()).replace("|", "\\|") or "nothing"
+        )
+    return text
+
+
 def table() -> str:
     lines = [
         "| lesson | " + " | ".join(COLUMNS) + " |",
         "|---|" + "---|" * len(COLUMNS),
     ]
     for notebook in lessons():
-        cells, previous = [], None
+        cells, left = [], None
         for device in COLUMNS.values():
-            text = summary(*configuration(notebook, device))
-            cells.append("same" if text == previous else text)
-            previous = text
+            choice = configuration(notebook, device)
+            cells.append(cell_text(*choice, left))
+            left = choice
         lines.append(f"| {notebook.parent.name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

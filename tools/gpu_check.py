@@ -10,10 +10,12 @@ its own, cell by cell, in one namespace, like a kernel would. Cells that only sh
 widget (``quiz.show(``) are skipped and reported as skipped; nothing else is.
 
 The run keeps to an overall budget, so it always ends and names what it did not reach. It
-writes three files into DIR: ``report.md``, ``report.json`` (machine, versions, per notebook:
-result, seconds, failing cell with traceback, warnings, every cell's text output) and
-``figures.zip`` (each matplotlib figure as a PNG). Lines that lessons print as
-``GPU figure: NAME = VALUE ...`` are collected into one table.
+writes three files into DIR: ``report.md``, ``report.json`` (date, commit, machine, versions,
+per notebook: result, seconds, failing cell with traceback, warnings, every cell's text output
+and first source lines) and ``figures.zip`` (each matplotlib figure as a PNG). Lines that
+lessons print as ``GPU figure: NAME = VALUE ...`` are collected into one table.
+``tools/add_gpu_run.py DIR`` copies the three files into docs/gpu-runs/, where the book
+(``make book``) shows them beside the lessons.
 """
 
 from __future__ import annotations
@@ -32,13 +34,19 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 import traceback
 import warnings
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, when imported
+import gpu_plan  # noqa: E402
+import gpu_sharing  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SKIP_MARKERS = {"quiz.show(": "quiz widget (needs Jupyter)"}
@@ -253,6 +261,28 @@ def probe_machine() -> dict[str, object]:
     return facts
 
 
+def source_commit() -> str | None:
+    """The commit of the course checkout this runs from (``+dirty`` if its files differ)."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None  # not a git checkout (e.g. a copy of the files on a GPU box)
+    return f"{head}+dirty" if changed else head or None
+
+
 def pin_of(package: str) -> str:
     """The course's pin for a package, from pyproject.toml."""
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
@@ -277,15 +307,21 @@ class NotebookRun:
     log_tail: str = ""
 
 
-def _child_env() -> dict[str, str]:
+def _child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    if extra and "XLA_CLIENT_MEM_FRACTION" in extra:
+        # with both names set the CUDA plugin refuses its options and JAX runs on the CPU
+        env.pop("XLA_PYTHON_CLIENT_MEM_FRACTION", None)
+    env.update(extra or {})
     env["MPLBACKEND"] = "Agg"
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     return env
 
 
-def _run_child(args: list[str], timeout_s: float, log_path: Path) -> tuple[int | None, float]:
+def _run_child(
+    args: list[str], timeout_s: float, log_path: Path, env: dict[str, str] | None = None
+) -> tuple[int | None, float]:
     """Run this script as a child in its own process group; kill the group on timeout."""
     start = time.perf_counter()
     with log_path.open("w") as log:
@@ -293,7 +329,7 @@ def _run_child(args: list[str], timeout_s: float, log_path: Path) -> tuple[int |
             [sys.executable, __file__, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=_child_env(),
+            env=_child_env(env),
             start_new_session=True,
         )
         try:
@@ -310,14 +346,21 @@ def _tail(path: Path, chars: int = 3000) -> str:
     return _clip(text, chars)
 
 
-def check_notebook(path: Path, timeout_s: float, work: Path, figure_dir: Path) -> NotebookRun:
-    name = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+def display_name(path: Path) -> str:
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+
+
+def check_notebook(
+    path: Path, timeout_s: float, work: Path, figure_dir: Path, env: dict[str, str] | None = None
+) -> NotebookRun:
+    name = display_name(path)
     result_file = work / (re.sub(r"\W", "_", name) + ".json")
     log_file = result_file.with_suffix(".log")
     code, seconds = _run_child(
         ["--child", str(path), "--result", str(result_file), "--figures", str(figure_dir)],
         timeout_s,
         log_file,
+        env,
     )
     cells = json.loads(result_file.read_text()) if result_file.exists() else []
     failing = next((c["index"] for c in cells if c["status"] in ("error", "running")), None)
@@ -339,6 +382,12 @@ def default_notebooks() -> list[Path]:
     )
 
 
+def measured_on(rest: str) -> str:
+    """The device a figure line names ("... x on NVIDIA H200" -> "NVIDIA H200")."""
+    _, on, device = f" {rest}".rpartition(" on ")
+    return device.strip() if on and device.strip() else "unlabelled"
+
+
 def collect_figures(runs: list[NotebookRun]) -> list[dict[str, str]]:
     rows = []
     for run in runs:
@@ -346,9 +395,9 @@ def collect_figures(runs: list[NotebookRun]) -> list[dict[str, str]]:
             for line in str(cell.get("stdout", "")).splitlines():
                 match = FIGURE_LINE.match(line.strip())
                 if match:
-                    rows.append(
-                        {"notebook": run.notebook, "cell": str(cell["index"]), **match.groupdict()}
-                    )
+                    figure = {"notebook": run.notebook, "cell": str(cell["index"])}
+                    figure.update(match.groupdict(), device=measured_on(match["rest"]))
+                    rows.append(figure)
     return rows
 
 
@@ -356,14 +405,33 @@ def _fence(text: str) -> str:
     return "```\n" + text.replace("```", "'''").rstrip() + "\n```"
 
 
+def sharing_line(sharing: dict[str, object]) -> str:
+    if sharing.get("shared") is None:
+        return f"- GPU shared with another process: unknown ({sharing.get('why')})"
+    if sharing["shared"]:
+        return (
+            f"- **GPU shared with another process: yes** ({sharing['why']}): the timings are not "
+            "clean"
+        )
+    return f"- GPU shared with another process: no ({sharing['why']})"
+
+
 def markdown_report(
-    machine: dict[str, object], runs: list[NotebookRun], budget_s: float, total_s: float
+    machine: dict[str, object],
+    runs: list[NotebookRun],
+    budget_s: float,
+    total_s: float,
+    sharing: dict[str, object],
+    jobs: int,
+    date: str,
+    commit: str | None,
 ) -> str:
     versions = machine.get("versions", {})
     lines = [
         "# Course check",
         "",
-        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"- date: {date}",
+        f"- commit: {commit or 'not recorded (not a git checkout; see --commit)'}",
         f"- backend: {machine.get('backend')}, {machine.get('device_count')} × "
         f"{machine.get('device_kind')}",
         f"- device memory (bytes_limit): {machine.get('device_memory_bytes')}",
@@ -375,7 +443,9 @@ def markdown_report(
         f"- CUDA packages: {', '.join(machine.get('cuda_packages', [])) or 'none'}",  # type: ignore[arg-type]
         "- modules the lessons need that this Python lacks (install them before running): "
         f"{'; '.join(machine.get('missing_modules', [])) or 'none'}",  # type: ignore[arg-type]
-        f"- budget {budget_s:.0f} s, used {total_s:.0f} s",
+        sharing_line(sharing),
+        f"- budget {budget_s:.0f} s, used {total_s:.0f} s; lessons one at a time, solutions "
+        f"{jobs} at a time",
         "",
         "| notebook | result | seconds | cells run | skipped | failing cell |",
         "|---|---|---:|---:|---:|---:|",
@@ -394,9 +464,13 @@ def markdown_report(
     lines += ["", f"{passed}/{len(runs)} notebooks passed.", ""]
     figures = collect_figures(runs)
     lines += ["## GPU figures", ""]
-    if figures:
+    if not figures:
+        lines.append("No `GPU figure:` lines were printed.")
+    # each figure under the device it says it was measured on: a lesson that runs on simulated
+    # CPU devices prints "on cpu" even on a GPU machine
+    for device in dict.fromkeys(f["device"] for f in figures):
         lines += [
-            f"Measured on {machine.get('device_kind')} ({machine.get('backend')}).",
+            f"Measured on {device}:",
             "",
             "| notebook | cell | figure | value | |",
             "|---|---:|---|---:|---|",
@@ -404,9 +478,9 @@ def markdown_report(
         lines += [
             f"| {f['notebook']} | {f['cell']} | {f['name']} | {f['value']} | {f['rest']} |"
             for f in figures
+            if f["device"] == device
         ]
-    else:
-        lines.append("No `GPU figure:` lines were printed.")
+        lines.append("")
     for run in runs:
         lines += ["", f"## {run.notebook}: {run.result} ({run.seconds:.1f} s)", ""]
         if run.result == "not reached":
@@ -441,6 +515,50 @@ def markdown_report(
     return "\n".join(lines) + "\n"
 
 
+def is_lesson(path: Path) -> bool:
+    return path.name == "lesson.ipynb"
+
+
+class Schedule:
+    """Runs notebooks within the overall budget: lessons one at a time (their figures are
+    timings), then solutions (correctness only) ``jobs`` at a time, each with a share of the
+    GPU's memory."""
+
+    def __init__(self, args: argparse.Namespace, work: Path, sampler: gpu_sharing.Sampler) -> None:
+        self.args, self.work, self.sampler = args, work, sampler
+        self.start = time.perf_counter()
+        self.lock = threading.Lock()
+
+    def left(self) -> float:
+        return self.args.budget_s - (time.perf_counter() - self.start)
+
+    def run(self, path: Path, env: dict[str, str] | None = None) -> NotebookRun:
+        left = self.left()
+        if left < MIN_NOTEBOOK_S:
+            return NotebookRun(display_name(path), "not reached", 0.0, [])
+        with self.lock:
+            self.sampler.running += 1
+        try:
+            run = check_notebook(
+                path, min(self.args.notebook_timeout_s, left), self.work, self.work / "figures", env
+            )
+        finally:
+            with self.lock:
+                self.sampler.running -= 1
+                self.sampler.last_end = time.perf_counter()
+        print(f"{run.notebook}: {run.result} in {run.seconds:.1f} s", flush=True)
+        return run
+
+    def run_all(self, notebooks: list[Path], jobs: int) -> list[NotebookRun]:
+        lessons = [p for p in notebooks if is_lesson(p)]
+        others = [p for p in notebooks if not is_lesson(p)]
+        runs = {p: self.run(p) for p in lessons}
+        env = {"XLA_CLIENT_MEM_FRACTION": f"{0.9 / jobs:.3f}"} if jobs > 1 else None
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            runs.update(zip(others, pool.map(lambda p: self.run(p, env), others), strict=True))
+        return [runs[p] for p in notebooks]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -450,14 +568,31 @@ def main(argv: list[str] | None = None) -> int:
         help="notebooks to run (default: every lesson, then every solution)",
     )
     parser.add_argument("--out", type=Path, help="folder for report.md, report.json, figures.zip")
-    parser.add_argument("--budget-s", type=float, default=420.0, help="overall budget (420)")
+    parser.add_argument("--budget-s", type=float, default=480.0, help="overall budget (480)")
     parser.add_argument(
         "--notebook-timeout-s", type=float, default=240.0, help="limit for one notebook (240)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        help="solutions run this many at a time (default: 4 on a GPU, 1 on a CPU); lessons "
+        "always run one at a time",
+    )
+    parser.add_argument(
+        "--estimate-from",
+        type=Path,
+        action="append",
+        default=[],
+        help="an earlier report (.json or .md) whose times give the plan printed before the run",
     )
     parser.add_argument(
         "--strict",
         action="store_true",
         help="DeprecationWarnings from the JAX stack and notebooks are errors (as in the suite)",
+    )
+    parser.add_argument(
+        "--commit",
+        help="the course commit these files are at, when the folder is not a git checkout",
     )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
@@ -472,14 +607,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out DIR is required")
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     if args.strict:
         os.environ[STRICT_VARIABLE] = "1"  # the children inherit it
     notebooks = [p.resolve() for p in args.notebooks] or default_notebooks()
     missing = [str(p) for p in notebooks if not p.is_file()]
     if missing:
         parser.error(f"no such notebook: {', '.join(missing)}")
+    try:
+        known = gpu_plan.known_seconds(args.estimate_from)
+    except gpu_plan.ReportError as error:
+        parser.error(str(error))
 
     start = time.perf_counter()
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    commit = args.commit or source_commit()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
         work = Path(scratch)
@@ -490,34 +633,39 @@ def main(argv: list[str] | None = None) -> int:
             if code == 0
             else {"probe_error": _tail(work / "probe.log")}
         )
+        jobs = args.jobs or (4 if machine.get("backend") == "gpu" else 1)
         print(
             f"machine: {machine.get('backend')} × {machine.get('device_count')} "
-            f"{machine.get('device_kind')}",
+            f"{machine.get('device_kind')}; solutions {jobs} at a time",
             flush=True,
         )
-        runs = []
-        for path in notebooks:
-            left = args.budget_s - (time.perf_counter() - start)
-            name = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-            if left < MIN_NOTEBOOK_S:
-                runs.append(NotebookRun(name, "not reached", 0.0, []))
-                continue
-            run = check_notebook(path, min(args.notebook_timeout_s, left), work, work / "figures")
-            print(f"{run.notebook}: {run.result} in {run.seconds:.1f} s", flush=True)
-            runs.append(run)
+        if known:
+            plan = gpu_plan.plan([display_name(p) for p in notebooks], known, jobs)
+            print(gpu_plan.describe(plan, args.budget_s), flush=True)
+        sampler = gpu_sharing.Sampler().start()
+        try:
+            runs = Schedule(args, work, sampler).run_all(notebooks, jobs)
+        finally:
+            sampler.stop()
         with zipfile.ZipFile(args.out / "figures.zip", "w", zipfile.ZIP_DEFLATED) as archive:
             for png in sorted((work / "figures").glob("*.png")):
                 archive.write(png, png.name)
     total = time.perf_counter() - start
+    sharing = sampler.summary()
     report = {
+        "date": date,  # the book (course/book/gpu_runs.py) shows these with the outputs
+        "commit": commit,
         "machine": machine,
         "budget_s": args.budget_s,
+        "jobs": jobs,
         "seconds": round(total, 1),
+        "gpu_sharing": sharing,
         "figures": collect_figures(runs),
         "notebooks": [asdict(r) for r in runs],
     }
     (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-    (args.out / "report.md").write_text(markdown_report(machine, runs, args.budget_s, total))
+    markdown = markdown_report(machine, runs, args.budget_s, total, sharing, jobs, date, commit)
+    (args.out / "report.md").write_text(markdown)
     passed = sum(r.result == "pass" for r in runs)
     print(
         f"{passed}/{len(runs)} notebooks passed in {total:.0f} s; report: {args.out / 'report.md'}"

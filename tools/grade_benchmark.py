@@ -12,8 +12,8 @@ The sandbox's share: kernels started with and without the bubblewrap box, altern
 (``--kernel-starts`` of each), time until they answer; the difference of the medians is
 what the box costs a submission (its kernel starts once).
 
-Figures for the README come from a quiet machine: the load average before the run is
-printed, with a warning when it is 0.5 or more.
+Figures for the guides (docs/instructors.md) come from a quiet machine: the load average
+before the run is printed, with a warning when it is 0.5 or more.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def main() -> int:
     if load_before >= QUIET_LOAD:
         print(
             f"warning: load average {load_before:.2f} >= {QUIET_LOAD} before the run: "
-            "not a quiet machine, these are not README figures"
+            "not a quiet machine, these are not figures for the guides"
         )
     return 0 if same and serial_status == parallel_status else 1
 

@@ -180,7 +180,7 @@ class Screenshots:
 
 
 # The open notebook as a dictionary (see NotebookState). Errors are outputs of type "error"
-# in the model; a cell tagged `raises-exception` is expected to raise, as in nbval.
+# in the model; a cell tagged `raises-exception` is expected to raise, as in tests/test_lessons.py.
 _STATE_JS = """() => {
   const app = window.jupyterapp;
   const panel = app && app.shell.currentWidget;

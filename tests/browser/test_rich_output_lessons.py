@@ -1,14 +1,14 @@
 """The lessons that display something the learner path does not, run in JupyterLab.
 
-nbval executes every lesson; a browser sees what it cannot: the front end rendering the
-outputs. Every lesson shows matplotlib plots, tqdm progress bars and the quiz widget, which
-the learner path (test_learner_and_instructor.py, lesson 00) checks. A lesson runs here
-too when its code displays anything else (rich HTML such as sharding visualisations,
-treescope, IPython.display objects, ipywidgets of its own); the lessons are found when the
-tests are collected, so a new one is tested as it lands. Running every lesson here cost
-372 s of worker time in a 25-minute suite (fresh clone, 2026-12-01); the only failures it
-found were load-timing flakes in lessons' own asserts (lesson 08's thread check, lesson 11's
-trace window), which nbval runs can hit as well.
+tests/test_lessons.py executes every lesson; a browser sees what it cannot: the front end
+rendering the outputs. Every lesson shows matplotlib plots, tqdm progress bars and the quiz
+widget, which the learner path (test_learner_and_instructor.py, lesson 00) checks. A lesson
+runs here too when its code displays anything else (rich HTML such as sharding
+visualisations, treescope, IPython.display objects, ipywidgets of its own); the lessons are
+found when the tests are collected, so a new one is tested as it lands. Running every lesson
+here cost 372 s of worker time in a 25-minute suite (fresh clone, 2026-12-01); the only
+failures it found were load-timing flakes in lessons' own asserts (lesson 08's thread check,
+lesson 11's trace window), which the lesson runs can hit as well.
 Screenshots go to artifacts/browser/test_rich_output_lessons/<lesson>/.
 """
 

@@ -226,6 +226,56 @@ def save_step(manager, step, model, optimizer):
 """
         + _RESUME_OK,
     },
+    "one combined item holding params and optimizer": {
+        "task2-solution": """
+def open_manager(directory, every, keep):
+    options = ocp.CheckpointManagerOptions(save_interval_steps=every, max_to_keep=keep)
+    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
+
+
+def save_step(manager, step, model, optimizer):
+    state = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    return manager.save(step, args=ocp.args.Composite(state=ocp.args.StandardSave(state)))
+
+
+def resume(manager, model, optimizer):
+    manager.wait_until_finished()
+    step = manager.latest_step()
+    if step is None:
+        return 0
+    target = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    restored = manager.restore(
+        step, args=ocp.args.Composite(state=ocp.args.StandardRestore(target))
+    )["state"]
+    nnx.update(model, restored["params"])
+    nnx.update(optimizer, restored["optimizer"])
+    return step
+""",
+    },
+    "one unnamed item (the manager's default) holding both trees": {
+        "task2-solution": """
+def open_manager(directory, every, keep):
+    options = ocp.CheckpointManagerOptions(save_interval_steps=every, max_to_keep=keep)
+    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
+
+
+def save_step(manager, step, model, optimizer):
+    state = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    return manager.save(step, args=ocp.args.StandardSave(state))
+
+
+def resume(manager, model, optimizer):
+    manager.wait_until_finished()
+    step = manager.latest_step()
+    if step is None:
+        return 0
+    target = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    restored = manager.restore(step, args=ocp.args.StandardRestore(target))
+    nnx.update(model, restored["params"])
+    nnx.update(optimizer, restored["optimizer"])
+    return step
+""",
+    },
     "only the parameters are checkpointed": {
         "task3-solution": _resume_pair(save_optimizer=False),
     },

@@ -50,6 +50,23 @@ def fsdp_specs(tree, mesh):
     return jax.tree.map(spec, tree)
 """,
     },
+    "FSDP: the largest dimension first, then the most devices that divide it": {
+        "task1-solution": """
+def fsdp_specs(tree, mesh):
+    data, model = mesh.shape["data"], mesh.shape["model"]
+    options = sorted([(data * model, ("data", "model")), (data, "data"), (model, "model")],
+                     key=lambda option: -option[0])
+
+    def spec(leaf):
+        for dim in sorted(range(len(leaf.shape)), key=lambda d: -leaf.shape[d]):
+            for count, axes in options:
+                if count > 1 and leaf.shape[dim] % count == 0:
+                    return P(*(axes if d == dim else None for d in range(len(leaf.shape))))
+        return P()
+
+    return jax.tree.map(spec, tree)
+""",
+    },
     "FSDP: 'data' before 'model' whatever their sizes": {
         "task1-solution": """
 def fsdp_specs(tree, mesh):
@@ -65,49 +82,103 @@ def fsdp_specs(tree, mesh):
     return jax.tree.map(spec, tree)
 """,
     },
-    "SwiGLU: everything replicated": {
+    "Llama: everything replicated": {
         "task2-solution": """
-def swiglu_specs(params):
+def llama_specs(params, mesh):
     return jax.tree.map(lambda leaf: P(), params)
 """,
     },
-    "SwiGLU: the up projection split by rows": {
+    "Llama: the up projection split by rows": {
         "task2-solution": """
-def swiglu_specs(params):
-    layout = {"w_gate": P(None, "model"), "w_up": P("model", None), "w_down": P("model", None)}
-    return jax.tree_util.tree_map_with_path(
-        lambda path, leaf: layout.get(path[-1].key, P()), params
-    )
-""",
-    },
-    "SwiGLU: every matrix split by columns": {
-        "task2-solution": """
-def swiglu_specs(params):
-    layout = {"w_gate": P(None, "model"), "w_up": P(None, "model"), "w_down": P(None, "model")}
-    return jax.tree_util.tree_map_with_path(
-        lambda path, leaf: layout.get(path[-1].key, P()), params
-    )
-""",
-    },
-    "SwiGLU: the up projection left whole (one all-reduce, but no memory saved)": {
-        "task2-solution": """
-def swiglu_specs(params):
-    layout = {"w_gate": P(None, "model"), "w_down": P("model", None)}
-    return jax.tree_util.tree_map_with_path(
-        lambda path, leaf: layout.get(path[-1].key, P()), params
-    )
-""",
-    },
-    "SwiGLU: the row-parallel layer's bias split too": {
-        "task2-solution": """
-def swiglu_specs(params):
+def llama_specs(params, mesh):
+    m = mesh.shape["model"]
     layout = {
-        "w_gate": P(None, "model"), "w_up": P(None, "model"), "b_up": P("model"),
-        "w_down": P("model", None), "b_down": P("model"),
+        "wq": P(None, "model"), "wo": P("model"),
+        "w_gate": P(None, "model"), "w_up": P("model", None), "w_down": P("model", None),
     }
-    return jax.tree_util.tree_map_with_path(
-        lambda path, leaf: layout.get(path[-1].key, P()), params
-    )
+
+    def spec(path, leaf):
+        name = path[-1].key
+        if name in ("wk", "wv"):
+            return P(None, "model") if leaf.shape[1] % m == 0 else P()
+        return layout.get(name, P())
+
+    return jax.tree_util.tree_map_with_path(spec, params)
+""",
+    },
+    "Llama: every MLP matrix split by columns": {
+        "task2-solution": """
+def llama_specs(params, mesh):
+    m = mesh.shape["model"]
+    layout = {
+        "wq": P(None, "model"), "wo": P("model"),
+        "w_gate": P(None, "model"), "w_up": P(None, "model"), "w_down": P(None, "model"),
+    }
+
+    def spec(path, leaf):
+        name = path[-1].key
+        if name in ("wk", "wv"):
+            return P(None, "model") if leaf.shape[1] % m == 0 else P()
+        return layout.get(name, P())
+
+    return jax.tree_util.tree_map_with_path(spec, params)
+""",
+    },
+    "Llama: the key/value heads always split (GQA ignored)": {
+        "task2-solution": """
+def llama_specs(params, mesh):
+    layout = {
+        "wq": P(None, "model"), "wk": P(None, "model"), "wv": P(None, "model"),
+        "wo": P("model"), "w_gate": P(None, "model"), "w_up": P(None, "model"),
+        "w_down": P("model"),
+    }
+    return jax.tree_util.tree_map_with_path(lambda p, leaf: layout.get(p[-1].key, P()), params)
+""",
+    },
+    "Llama: the key/value projections always replicated (safe, but no memory saved)": {
+        "task2-solution": """
+def llama_specs(params, mesh):
+    layout = {
+        "wq": P(None, "model"), "wo": P("model"),
+        "w_gate": P(None, "model"), "w_up": P(None, "model"), "w_down": P("model"),
+    }
+    return jax.tree_util.tree_map_with_path(lambda p, leaf: layout.get(p[-1].key, P()), params)
+""",
+    },
+    "Llama: key/value heads that do not divide split along head_dim instead": {
+        "task2-solution": """
+def llama_specs(params, mesh):
+    m = mesh.shape["model"]
+    layout = {
+        "wq": P(None, "model"), "wo": P("model"),
+        "w_gate": P(None, "model"), "w_up": P(None, "model"), "w_down": P("model"),
+    }
+
+    def spec(path, leaf):
+        name = path[-1].key
+        if name in ("wk", "wv"):
+            return P(None, "model") if leaf.shape[1] % m == 0 else P(None, None, "model")
+        return layout.get(name, P())
+
+    return jax.tree_util.tree_map_with_path(spec, params)
+""",
+    },
+    "Llama: the output projection split along head_dim": {
+        "task2-solution": """
+def llama_specs(params, mesh):
+    m = mesh.shape["model"]
+    layout = {
+        "wq": P(None, "model"), "wo": P(None, "model"),
+        "w_gate": P(None, "model"), "w_up": P(None, "model"), "w_down": P("model"),
+    }
+
+    def spec(path, leaf):
+        name = path[-1].key
+        if name in ("wk", "wv"):
+            return P(None, "model") if leaf.shape[1] % m == 0 else P()
+        return layout.get(name, P())
+
+    return jax.tree_util.tree_map_with_path(spec, params)
 """,
     },
     "ZeRO-3 by hand: psum, then each device slices its rows (an all-reduce)": {
@@ -148,6 +219,37 @@ def make_fsdp_grad(mesh):
     return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("data"), out_specs=P("data")))
 """,
     },
+    "ZeRO-3 by hand: the batch gathered too (every device does the whole batch's work)": {
+        "task3-solution": """
+def make_fsdp_grad(mesh):
+    n = mesh.shape["data"]
+
+    def per_device(params, x, y):
+        full = {k: jax.lax.all_gather(w, "data", axis=0, tiled=True) for k, w in params.items()}
+        x = jax.lax.all_gather(x, "data", axis=0, tiled=True)
+        y = jax.lax.all_gather(y, "data", axis=0, tiled=True)
+        grads = jax.grad(mse)(full, x, y)  # the whole batch's mean, on every device
+        return {k: jax.lax.psum_scatter(g, "data", scatter_dimension=0, tiled=True) / n
+                for k, g in grads.items()}
+
+    return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("data"), out_specs=P("data")))
+""",
+    },
+    "ZeRO-3 by hand: the batch passed in replicated (in_specs P() for x and y)": {
+        "task3-solution": """
+def make_fsdp_grad(mesh):
+    n = mesh.shape["data"]
+
+    def per_device(params, x, y):
+        full = {k: jax.lax.all_gather(w, "data", axis=0, tiled=True) for k, w in params.items()}
+        grads = jax.grad(mse)(full, x, y)
+        return {k: jax.lax.psum_scatter(g, "data", scatter_dimension=0, tiled=True) / n
+                for k, g in grads.items()}
+
+    return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=(P("data"), P(), P()),
+                                 out_specs=P("data")))
+""",
+    },
     "ZeRO-3 by hand: the whole gradient on every device": {
         "task3-solution": """
 def make_fsdp_grad(mesh):
@@ -169,16 +271,95 @@ def restore_onto(path, mesh):
         return checkpointer.restore(path, abstract_state())
 """,
     },
+    "restore: SPECS as they are, not adapted to the mesh": {
+        "task4-solution": """
+def restore_onto(path, mesh):
+    abstract = abstract_state()
+    params = {name: NamedSharding(mesh, spec) for name, spec in SPECS.items()}
+    opt = optax.tree_map_params(
+        tx4, lambda _, s: s, abstract["opt_state"], params,
+        transform_non_params=lambda _: NamedSharding(mesh, P()),
+    )
+    target = jax.tree.map(
+        lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s),
+        abstract, {"params": params, "opt_state": opt},
+    )
+    with ocp.StandardCheckpointer() as checkpointer:
+        return checkpointer.restore(path, target)
+""",
+    },
+    "restore: a parameter whose spec does not fit is replicated whole": {
+        "task4-solution": """
+def restore_onto(path, mesh):
+    abstract = abstract_state()
+
+    def fits(spec, shape):
+        for size, entry in zip(shape, tuple(spec) + (None,) * len(shape)):
+            names = () if entry is None else (entry,) if isinstance(entry, str) else entry
+            if size % math.prod(mesh.shape[n] for n in names):
+                return False
+        return True
+
+    params = {
+        name: NamedSharding(mesh, spec if fits(spec, abstract["params"][name].shape) else P())
+        for name, spec in SPECS.items()
+    }
+    opt = optax.tree_map_params(
+        tx4, lambda _, s: s, abstract["opt_state"], params,
+        transform_non_params=lambda _: NamedSharding(mesh, P()),
+    )
+    target = jax.tree.map(
+        lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s),
+        abstract, {"params": params, "opt_state": opt},
+    )
+    with ocp.StandardCheckpointer() as checkpointer:
+        return checkpointer.restore(path, target)
+""",
+    },
+    "restore: read replicated onto the target mesh, then device_put into the layout": {
+        "task4-solution": """
+def restore_onto(path, mesh):
+    abstract = abstract_state()
+
+    def fitted(spec, shape):
+        entries = tuple(spec) + (None,) * (len(shape) - len(spec))
+        kept = []
+        for size, entry in zip(shape, entries):
+            names = () if entry is None else (entry,) if isinstance(entry, str) else entry
+            kept.append(entry if size % math.prod(mesh.shape[n] for n in names) == 0 else None)
+        return P(*kept)
+
+    params = {k: NamedSharding(mesh, fitted(s, abstract["params"][k].shape))
+              for k, s in SPECS.items()}
+    opt = optax.tree_map_params(
+        tx4, lambda _, s: s, abstract["opt_state"], params,
+        transform_non_params=lambda _: NamedSharding(mesh, P()),
+    )
+    replicated = NamedSharding(mesh, P())
+    target = jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=replicated), abstract
+    )
+    with ocp.StandardCheckpointer() as checkpointer:
+        state = checkpointer.restore(path, target)
+    return jax.device_put(state, {"params": params, "opt_state": opt})
+""",
+    },
     "restore: onto one device, then device_put onto the mesh": {
         "task4-solution": """
 def restore_onto(path, mesh):
     one = jax.sharding.SingleDeviceSharding(CPU_DEVICES[0])
-    target = jax.tree.map(
-        lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=one), abstract_state()
-    )
+    abstract = abstract_state()
+    target = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=one), abstract)
     with ocp.StandardCheckpointer() as checkpointer:
         state = checkpointer.restore(path, target)
-    params = {name: NamedSharding(mesh, spec) for name, spec in SPECS.items()}
+
+    def fitted(spec, shape):
+        entries = tuple(spec) + (None,) * (len(shape) - len(spec))
+        return P(*(e if e is None or size % mesh.shape[e] == 0 else None
+                   for size, e in zip(shape, entries)))
+
+    params = {k: NamedSharding(mesh, fitted(s, abstract["params"][k].shape))
+              for k, s in SPECS.items()}
     opt = optax.tree_map_params(
         tx4, lambda _, s: s, state["opt_state"], params,
         transform_non_params=lambda _: NamedSharding(mesh, P()),
@@ -186,31 +367,21 @@ def restore_onto(path, mesh):
     return jax.device_put(state, {"params": params, "opt_state": opt})
 """,
     },
-    "restore: onto the saving mesh, then resharded": {
-        "task4-solution": """
-def restore_onto(path, mesh):
-    with ocp.StandardCheckpointer() as checkpointer:
-        state = checkpointer.restore(path)
-    params = {name: NamedSharding(mesh, spec) for name, spec in SPECS.items()}
-    abstract = abstract_state()
-    opt = optax.tree_map_params(
-        tx4, lambda _, s: s, abstract["opt_state"], params,
-        transform_non_params=lambda _: NamedSharding(mesh, P()),
-    )
-    shardings = {"params": params, "opt_state": opt}
-    state = jax.tree.unflatten(jax.tree.structure(abstract), jax.tree.leaves(state))
-    return jax.device_put(state, shardings)
-""",
-    },
     "restore: the parameters laid out, the optimizer state replicated": {
         "task4-solution": """
 def restore_onto(path, mesh):
     abstract = abstract_state()
 
+    def fitted(spec, shape):
+        entries = tuple(spec) + (None,) * (len(shape) - len(spec))
+        return P(*(e if e is None or size % mesh.shape[e] == 0 else None
+                   for size, e in zip(shape, entries)))
+
     def target(a, spec):
         return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=NamedSharding(mesh, spec))
 
-    params = {k: target(abstract["params"][k], SPECS[k]) for k in SPECS}
+    params = {k: target(abstract["params"][k], fitted(SPECS[k], abstract["params"][k].shape))
+              for k in SPECS}
     opt = jax.tree.map(lambda a: target(a, P()), abstract["opt_state"])
     with ocp.StandardCheckpointer() as checkpointer:
         return checkpointer.restore(path, {"params": params, "opt_state": opt})
@@ -252,18 +423,27 @@ def fsdp_specs(tree, mesh):
     return jax.tree.map(spec, tree)
 """,
     },
-    "SwiGLU: built block by block, the up bias left replicated": {
+    "Llama: built block by block, trailing None left out, divisibility by gcd": {
         "task2-solution": """
-def swiglu_specs(params):
+import math as _math
+
+
+def llama_specs(params, mesh):
+    m = mesh.shape["model"]
     specs = {"blocks": []}
     for block in params["blocks"]:
+        kv = block["wk"].shape[1]
+        kv_spec = P(None, "model") if _math.gcd(kv, m) == m else P(None, None, None)
         specs["blocks"].append({
-            "norm": P(),
+            "attn_norm": P(None),
+            "wq": P(None, "model"),
+            "wk": kv_spec,
+            "wv": kv_spec,
+            "wo": P("model"),
+            "mlp_norm": P(),
             "w_gate": P(None, "model"),
             "w_up": P(None, "model"),
-            "b_up": P(),
             "w_down": P("model"),
-            "b_down": P(None),
         })
     return specs
 """,
@@ -284,18 +464,30 @@ def make_fsdp_grad(mesh):
     return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("data"), out_specs=P("data")))
 """,
     },
-    "restore: Checkpointer with StandardRestore, optimizer specs matched by shape": {
+    "restore: layout by trying shard_shape, optimizer specs matched by shape": {
         "task4-solution": """
 def restore_onto(path, mesh):
     abstract = abstract_state()
-    by_shape = {abstract["params"][k].shape: s for k, s in SPECS.items()}
+
+    def adapted(spec, shape):
+        entries = list(spec) + [None] * (len(shape) - len(spec))
+        for d in range(len(shape)):
+            trial = P(*(entries[d] if i == d else None for i in range(len(shape))))
+            try:
+                NamedSharding(mesh, trial).shard_shape(shape)
+            except ValueError:
+                entries[d] = None
+        return P(*entries)
+
+    by_shape = {abstract["params"][k].shape: adapted(s, abstract["params"][k].shape)
+                for k, s in SPECS.items()}
 
     def target(a):
         spec = by_shape.get(a.shape, P()) if a.ndim else P()
         return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=NamedSharding(mesh, spec))
 
+    target_tree = jax.tree.map(target, abstract)
     with ocp.Checkpointer(ocp.StandardCheckpointHandler()) as checkpointer:
-        target_tree = jax.tree.map(target, abstract)
         return checkpointer.restore(path, args=ocp.args.StandardRestore(target_tree))
 """,
     },

@@ -6,6 +6,17 @@ def top_operation(log_dir):
     profile = jax.profiler.ProfileData.from_file(str(path))
 """
 
+_UPDATE_SCALE_OK = """
+
+def update_scale(scale, finite, good_steps, growth_interval=200):
+    if not finite:
+        return scale / 2, 0
+    good_steps += 1
+    if good_steps >= growth_interval:
+        return scale * 2, 0
+    return scale, good_steps
+"""
+
 WRONG = {
     # --- task 1: the top operation of a trace ---
     "longest single event instead of the total per operation": {
@@ -75,6 +86,21 @@ WRONG = {
     for plane in profile.planes:
         if not plane.name.startswith("/device:"):
             continue
+        for line in plane.lines:
+            for event in line.events:
+                stats = dict(event.stats)
+                if "hlo_op" in stats:
+                    totals[stats["hlo_op"]] = totals.get(stats["hlo_op"], 0.0) + event.duration_ns
+    name = max(totals, key=totals.get)
+    return str(name), float(totals[name] / sum(totals.values()))
+""",
+    },
+    "any /device: plane makes it a GPU trace, even one that ran no XLA operation": {
+        "task1-solution": _TOP_OPERATION_HEAD
+        + """
+    device = [p for p in profile.planes if p.name.startswith("/device:")]
+    totals = {}
+    for plane in device or list(profile.planes):
         for line in plane.lines:
             for event in line.events:
                 stats = dict(event.stats)
@@ -156,6 +182,27 @@ def roofline_from_cost(cost, peak_flops, bandwidth):
         "bytes": nbytes,
         "intensity": intensity,
         "bound": "compute" if intensity >= bandwidth / peak_flops else "memory",
+        "seconds": max(flops / peak_flops, nbytes / bandwidth),
+    }
+
+
+def roofline(fn, args, peak_flops, bandwidth):
+    cost = jax.jit(fn).lower(*args).compile().cost_analysis()
+    return roofline_from_cost(cost, peak_flops, bandwidth)
+""",
+    },
+    "compute-bound only strictly above the ridge point": {
+        "task2-solution": """
+def roofline_from_cost(cost, peak_flops, bandwidth):
+    if isinstance(cost, (list, tuple)):
+        cost = cost[0]
+    flops, nbytes = float(cost["flops"]), float(cost["bytes accessed"])
+    intensity = flops / nbytes
+    return {
+        "flops": flops,
+        "bytes": nbytes,
+        "intensity": intensity,
+        "bound": "compute" if intensity > peak_flops / bandwidth else "memory",
         "seconds": max(flops / peak_flops, nbytes / bandwidth),
     }
 
@@ -285,6 +332,28 @@ def update_scale(scale, finite, good_steps, growth_interval=200):
         return scale * 2, 0
     return scale, good_steps
 """,
+    },
+    "overflow judged from the scaled loss, not the gradient": {
+        "task3-solution": """
+def scaled_grad(loss_fn, params, batch, scale):
+    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
+    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
+    loss, grads16 = jax.value_and_grad(lambda p: scale * loss_fn(p, batch16))(params16)
+    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
+    return grads, bool(jnp.isfinite(loss))
+"""
+        + _UPDATE_SCALE_OK,
+    },
+    "overflow predicted from the scale (above float16's maximum)": {
+        "task3-solution": """
+def scaled_grad(loss_fn, params, batch, scale):
+    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
+    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
+    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
+    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
+    return grads, bool(scale <= float(jnp.finfo(jnp.float16).max))
+"""
+        + _UPDATE_SCALE_OK,
     },
     "the scale grows after every good step": {
         "task3-solution": """
