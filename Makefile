@@ -35,8 +35,8 @@ AGAIN  := make $(MAKECMDGOALS)$(if $(CUDA), GPU=$(GPU))
 # JupyterLab refuses to run as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test book browser sandbox lock release clean-notebooks run-course \
-	gpu-check grade-benchmark
+.PHONY: help install lab test book browser sandbox slurm cluster cluster-stop lock release \
+	clean-notebooks run-course gpu-check grade-benchmark
 
 help:
 	@echo "make lab        open JupyterLab on the course (GPU=1 for CUDA 12, GPU=cuda13; PORT=$(PORT))"
@@ -48,6 +48,8 @@ help:
 	@echo "make lock       re-resolve requirements*.lock and environment.yml after editing pyproject.toml"
 	@echo "make browser    install Debian's chromium for the browser tests (make test does this)"
 	@echo "make sandbox    install bubblewrap, which grading runs submissions in (make test does this)"
+	@echo "make cluster    install SLURM and start lesson 15's one-machine cluster (make cluster-stop)"
+	@echo "make slurm      install Debian's slurm-wlm for lesson 15 (make test does this)"
 	@echo "make grade-benchmark  time serial vs parallel grading of 20 synthetic students"
 
 # The one-line answers when the install cannot go on ($$py: what $(PYTHON) is, if anything).
@@ -111,6 +113,30 @@ $(BWRAP):
 	set -x; $$sudo apt-get update -qq \
 	&& DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends bubblewrap
 
+# Lesson 15 runs its jobs on a SLURM cluster on this machine: Debian's slurm-wlm, run as root.
+SLURMCTLD ?= /usr/sbin/slurmctld
+
+slurm: $(SLURMCTLD)
+
+$(SLURMCTLD):
+	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
+	else echo "$(SLURMCTLD) is missing: install SLURM as root (apt-get install slurm-wlm);" \
+		"lesson 15 then runs its jobs as local processes"; exit 1; fi; \
+	command -v apt-get >/dev/null || { echo "$(SLURMCTLD) is missing and there is no apt-get:" \
+		"install SLURM (slurmctld, slurmd, srun, sbatch) and run make test SLURMCTLD=/path"; \
+		exit 1; }; \
+	set -x; $$sudo apt-get update -qq \
+	&& DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends slurm-wlm
+
+# A cluster for the terminal, which lesson 15 uses while it is up; its daemons run as root.
+cluster: $(STAMP) slurm
+	@if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	$$sudo $(BIN)/python tools/cluster.py start
+
+cluster-stop: $(STAMP)
+	@if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	$$sudo $(BIN)/python tools/cluster.py stop
+
 # The course's own JupyterLab settings (.jupyter/lab/settings/overrides.json: no "Jupyter news?"
 # prompt, no update check), and the lesson list as the landing view.
 LAB_SETTINGS := $(CURDIR)/.jupyter/lab/settings
@@ -121,7 +147,7 @@ lab: $(STAMP)
 		--ServerApp.root_dir="$(CURDIR)" --LabApp.app_settings_dir="$(LAB_SETTINGS)" \
 		--LabApp.default_url=$(LAB_LANDING) $(LAB_ARGS)
 
-test: $(STAMP) browser sandbox
+test: $(STAMP) browser sandbox slurm
 	PATH="$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The book: lessons executed on the CPU (reusing the suite's executions in _build/executed/ when

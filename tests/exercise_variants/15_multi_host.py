@@ -1,0 +1,252 @@
+"""Wrong-but-plausible and alternative-correct answers for solutions/15_multi_host."""
+
+# Task 1: the checks and the global batch as the task defines them; the process's share varies.
+_ROWS_HEAD = """
+def local_rows(
+    step, process_index, process_count, *, dataset_size, global_batch, seed, model_group=1
+):
+    if process_count % model_group:
+        raise ValueError("uneven model groups")
+    groups = process_count // model_group
+    if global_batch % groups:
+        raise ValueError("uneven split of the batch")
+    epoch, position = divmod(step, dataset_size // global_batch)
+    order = np.random.default_rng([seed, epoch]).permutation(dataset_size)
+    batch = order[position * global_batch : (position + 1) * global_batch]
+"""
+
+# Task 3: the script around the part each variant changes.
+_SCRIPT_HEAD = """%%writefile resumable.py
+import os
+import sys
+
+import trainlib
+
+import jax
+
+RUN = trainlib.load_run(sys.argv[1])
+"""
+_INITIALIZE = """
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,
+)
+"""
+_MANAGER = """
+import orbax.checkpoint as ocp
+
+t = trainlib.Training(RUN)
+manager = ocp.CheckpointManager(
+    RUN["checkpoints"], options=ocp.CheckpointManagerOptions(save_interval_steps=RUN["save_every"])
+)
+"""
+_RESTORE = """
+done = manager.latest_step()
+if done is None:
+    done, state, data_key = 0, t.init_state(), t.first_data_key()
+else:
+    restored = manager.restore(
+        done,
+        args=ocp.args.Composite(
+            state=ocp.args.StandardRestore(t.abstract_state),
+            data=ocp.args.StandardRestore({"key": t.abstract_data_key}),
+        ),
+    )
+    state, data_key = restored["state"], restored["data"]["key"]
+"""
+_LOOP = """
+while done < RUN["steps"]:
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(done, loss)
+    done += 1
+    manager.save(
+        done,
+        args=ocp.args.Composite(
+            state=ocp.args.StandardSave(state), data=ocp.args.StandardSave({"key": data_key})
+        ),
+    )
+    if manager.reached_preemption(done):
+        break
+manager.wait_until_finished()
+manager.close()
+jax.distributed.shutdown()
+"""
+
+WRONG = {
+    "the batch's rows dealt out one by one (rows[p::P]), not in blocks": {
+        "task1-solution": _ROWS_HEAD + "    return batch[process_index // model_group :: groups]\n",
+    },
+    "model groups ignored: every process reads a block of its own": {
+        "task1-solution": _ROWS_HEAD
+        + """    share = global_batch // process_count
+    return batch[process_index * share : (process_index + 1) * share]
+""",
+    },
+    "a shuffle per process (seed + process_index)": {
+        "task1-solution": _ROWS_HEAD.replace("[seed, epoch]", "[seed + process_index, epoch]")
+        + """    share, group = global_batch // groups, process_index // model_group
+    return batch[group * share : (group + 1) * share]
+""",
+    },
+    "one stream over the epochs: the incomplete last batch is not dropped": {
+        "task1-solution": """
+def local_rows(
+    step, process_index, process_count, *, dataset_size, global_batch, seed, model_group=1
+):
+    if process_count % model_group:
+        raise ValueError("uneven model groups")
+    groups = process_count // model_group
+    if global_batch % groups:
+        raise ValueError("uneven split of the batch")
+    epoch, offset = divmod(step * global_batch, dataset_size)
+    order = np.random.default_rng([seed, epoch]).permutation(dataset_size)
+    batch = np.resize(order[offset:], global_batch)
+    share, group = global_batch // groups, process_index // model_group
+    return batch[group * share : (group + 1) * share]
+""",
+    },
+    "the devices reshaped in the order given, node_of ignored": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    return Mesh(np.array(devices).reshape(-1, model), ("data", "model"))
+""",
+    },
+    "'model' across the nodes: the grid built node-major, then transposed": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    nodes = {}
+    for device in sorted(devices, key=lambda d: d.id):
+        nodes.setdefault(node_of(device), []).append(device)
+    grid = np.array([nodes[n] for n in sorted(nodes)]).T  # (devices per node, nodes)
+    return Mesh(grid.reshape(-1, model), ("data", "model"))
+""",
+    },
+    "sorted by node, but no check that a model group fits in a node": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    ordered = sorted(devices, key=lambda d: (node_of(d), d.id))
+    return Mesh(np.array(ordered).reshape(-1, model), ("data", "model"))
+""",
+    },
+    "the data stream's key not checkpointed: it restarts from first_data_key()": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE
+        + _MANAGER
+        + """
+done = manager.latest_step()
+if done is None:
+    done, state = 0, t.init_state()
+else:
+    state = manager.restore(
+        done, args=ocp.args.Composite(state=ocp.args.StandardRestore(t.abstract_state))
+    )["state"]
+data_key = t.first_data_key()
+while done < RUN["steps"]:
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(done, loss)
+    done += 1
+    manager.save(done, args=ocp.args.Composite(state=ocp.args.StandardSave(state)))
+    if manager.reached_preemption(done):
+        break
+manager.wait_until_finished()
+manager.close()
+jax.distributed.shutdown()
+""",
+    },
+    "JAX's default heartbeat timeout: the survivor waits 100 s": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE.replace("    heartbeat_timeout_seconds=5,\n", "")
+        + _MANAGER
+        + _RESTORE
+        + _LOOP,
+    },
+    "SIGTERM not acted on: the job trains on to the end": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE
+        + _MANAGER
+        + _RESTORE
+        + _LOOP.replace("    if manager.reached_preemption(done):\n        break\n", ""),
+    },
+}
+
+CORRECT = {
+    "np.split of the global batch into the groups' blocks": {
+        "task1-solution": """
+def local_rows(
+    step, process_index, process_count, *, dataset_size, global_batch, seed, model_group=1
+):
+    groups, rest = divmod(process_count, model_group)
+    if rest or global_batch % groups:
+        raise ValueError("the processes or the batch do not split evenly")
+    steps_per_epoch = dataset_size // global_batch
+    order = np.random.default_rng([seed, step // steps_per_epoch]).permutation(dataset_size)
+    start = (step % steps_per_epoch) * global_batch
+    blocks = np.split(order[start : start + global_batch], groups)
+    return blocks[process_index // model_group].copy()
+""",
+    },
+    "nodes as sorted lists, each cut into rows of `model`, stacked": {
+        "task2-solution": """
+from collections import defaultdict
+
+
+def hybrid_mesh(devices, node_of, model):
+    by_node = defaultdict(list)
+    for device in devices:
+        by_node[node_of(device)].append(device)
+    counts = {len(v) for v in by_node.values()}
+    if len(counts) > 1 or next(iter(counts)) % model != 0:
+        raise ValueError("nodes of unequal size, or a model group that would cross a node")
+    blocks = [
+        np.array(sorted(by_node[node], key=lambda d: d.id)).reshape(-1, model)
+        for node in sorted(by_node)
+    ]
+    return Mesh(np.concatenate(blocks), axis_names=("data", "model"))
+""",
+    },
+    "its own SIGTERM flag agreed on by an all-gather, one StandardSave item, forced saves": {
+        "task3-solution": _SCRIPT_HEAD
+        + """
+jax.distributed.initialize(
+    os.environ["JAX_COORDINATOR_ADDRESS"],
+    int(os.environ["NUM_PROCESSES"]),
+    int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=10,
+)
+import signal
+
+import numpy as np
+import orbax.checkpoint as ocp
+from jax.experimental import multihost_utils
+
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(True))  # agreed on below, every step
+
+t = trainlib.Training(RUN)
+options = ocp.CheckpointManagerOptions(save_interval_steps=RUN["save_every"], max_to_keep=2)
+with ocp.CheckpointManager(RUN["checkpoints"], options=options) as manager:
+    if manager.latest_step() is None:
+        done, saved = 0, {"state": t.init_state(), "data_key": t.first_data_key()}
+    else:
+        done = manager.latest_step()
+        target = {"state": t.abstract_state, "data_key": t.abstract_data_key}
+        saved = manager.restore(done, args=ocp.args.StandardRestore(target))
+    state, data_key = saved["state"], saved["data_key"]
+    while done < RUN["steps"]:
+        data_key, x, y = t.next_batch(data_key)
+        state, loss = t.train_step(state, x, y)
+        t.report(done, loss)
+        done += 1
+        asked = bool(multihost_utils.process_allgather(np.array(bool(stop))).any())
+        everything = {"state": state, "data_key": data_key}
+        manager.save(done, args=ocp.args.StandardSave(everything), force=asked)
+        if asked:
+            break
+jax.distributed.shutdown()
+""",
+    },
+}
