@@ -278,7 +278,7 @@ def test_a_changed_lesson_is_estimated_cell_by_cell(
     (executed / "02_c/lesson.ipynb").write_text(
         (executed / "02_c/lesson.ipynb").read_text().replace("execute_input", "x")
     )
-    with pytest.raises(gpu_plan.ReportError, match="02_c/lesson.ipynb: a code cell has no"):
+    with pytest.raises(gpu_plan.ReportError, match="02_c/lesson.ipynb: no code cell has an"):
         gpu_plan.scaled_lessons(tmp_path / "run.json", executed, ["lessons/02_c/lesson.ipynb"])
 
 

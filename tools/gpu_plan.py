@@ -143,6 +143,7 @@ class LessonCells:
     gpu: list[float | None]
     cpu: list[float]
     overhead_s: float | None
+    not_run: int  # cells the CPU execution did not reach or skipped: counted as 0 s
 
 
 def _read_json(path: Path) -> dict:
@@ -164,16 +165,18 @@ def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
             overhead = max(float(run["seconds"]) - sum(old.values()), 0.0)
     gpu: list[float | None] = []
     cpu: list[float] = []
+    not_run = 0
     for cell in notebook["cells"]:
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         gpu.append(old.get(_head(source)))
         seconds = _cpu_seconds(cell)
-        if seconds is None:
-            raise ReportError(f"{executed}: a code cell has no execution timing (not executed?)")
-        cpu.append(seconds)
-    return LessonCells(gpu, cpu, overhead)
+        not_run += seconds is None
+        cpu.append(seconds or 0.0)
+    if not_run == len(cpu):
+        raise ReportError(f"{executed}: no code cell has an execution timing (not executed?)")
+    return LessonCells(gpu, cpu, overhead, not_run)
 
 
 def _ratio(cells: list[LessonCells]) -> float | None:
@@ -202,7 +205,8 @@ def scaled_lessons(run_path: Path, executed_dir: Path, lessons: list[str]) -> di
             g if g is not None else s * ratio for g, s in zip(lesson.gpu, lesson.cpu, strict=True)
         )
         overhead = lesson.overhead_s if lesson.overhead_s is not None else typical_overhead
-        timings[name] = Timing(round(seconds + overhead, 1), "scaled")
+        missing = f", {lesson.not_run} cells not run on the CPU" if lesson.not_run else ""
+        timings[name] = Timing(round(seconds + overhead, 1), f"scaled{missing}")
     return timings
 
 
