@@ -276,7 +276,7 @@ def restore_onto(path, mesh):
 def restore_onto(path, mesh):
     abstract = abstract_state()
     params = {name: NamedSharding(mesh, spec) for name, spec in SPECS.items()}
-    opt = optax.tree_map_params(
+    opt = optax.tree.map_params(
         tx4, lambda _, s: s, abstract["opt_state"], params,
         transform_non_params=lambda _: NamedSharding(mesh, P()),
     )
@@ -304,7 +304,7 @@ def restore_onto(path, mesh):
         name: NamedSharding(mesh, spec if fits(spec, abstract["params"][name].shape) else P())
         for name, spec in SPECS.items()
     }
-    opt = optax.tree_map_params(
+    opt = optax.tree.map_params(
         tx4, lambda _, s: s, abstract["opt_state"], params,
         transform_non_params=lambda _: NamedSharding(mesh, P()),
     )
@@ -331,7 +331,7 @@ def restore_onto(path, mesh):
 
     params = {k: NamedSharding(mesh, fitted(s, abstract["params"][k].shape))
               for k, s in SPECS.items()}
-    opt = optax.tree_map_params(
+    opt = optax.tree.map_params(
         tx4, lambda _, s: s, abstract["opt_state"], params,
         transform_non_params=lambda _: NamedSharding(mesh, P()),
     )
@@ -360,7 +360,7 @@ def restore_onto(path, mesh):
 
     params = {k: NamedSharding(mesh, fitted(s, abstract["params"][k].shape))
               for k, s in SPECS.items()}
-    opt = optax.tree_map_params(
+    opt = optax.tree.map_params(
         tx4, lambda _, s: s, state["opt_state"], params,
         transform_non_params=lambda _: NamedSharding(mesh, P()),
     )
