@@ -263,21 +263,16 @@ def probe_machine() -> dict[str, object]:
 
 def source_commit() -> str | None:
     """The commit of the course checkout this runs from (``+dirty`` if its files differ)."""
+
+    def git(*args: str) -> str:
+        command = ["git", "-C", str(REPO_ROOT), *args]
+        return subprocess.run(
+            command, capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
+
     try:
-        head = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        ).stdout.strip()
+        head = git("rev-parse", "--short", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None  # not a git checkout (e.g. a copy of the files on a GPU box)
     return f"{head}+dirty" if changed else head or None
