@@ -3,50 +3,66 @@
 _RESTORE_OK = """
 
 def restore_params(make_model, directory):
-    abstract = nnx.eval_shape(make_model)
-    graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(Path(directory).absolute(), abstract_params)
+    graphdef, abstract_params, rest = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
+    device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    target = jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=device), abstract_params
+    )
+    params = ocp.v1.load(Path(directory).absolute(), target)
     return nnx.merge(graphdef, params, rest)
 """
 
 _SAVE_OK = """
 def save_params(model, directory):
     path = Path(directory).absolute()
-    with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(path, nnx.state(model, nnx.Param), force=True)
+    ocp.v1.save(path, nnx.state(model, nnx.Param), overwrite=True)
     return path
 """
 
-_OPEN_AND_SAVE_OK = """
-def open_manager(directory, every, keep):
-    options = ocp.CheckpointManagerOptions(save_interval_steps=every, max_to_keep=keep)
-    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
+_EVERY_AND_FIRST = """
+def _first_and_every(every):
+    decisions = ocp.v1.training.save_decision_policies
+    return decisions.AnySavePolicy(
+        [decisions.InitialSavePolicy(), decisions.FixedIntervalPolicy(every)]
+    )
+"""
+
+_OPEN_AND_SAVE_OK = (
+    _EVERY_AND_FIRST
+    + """
+
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        save_decision_policy=_first_and_every(every),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
 
 
-def save_step(manager, step, model, optimizer):
-    return manager.save(
-        step,
-        args=ocp.args.Composite(
-            params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardSave(nnx.state(optimizer)),
-        ),
+def save_step(checkpointer, step, model, optimizer):
+    return checkpointer.save_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    )
+"""
+)
+
+_SAVE_STEP_OK = """
+
+def save_step(checkpointer, step, model, optimizer):
+    return checkpointer.save_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
     )
 """
 
 _RESUME_OK = """
 
-def resume(manager, model, optimizer):
-    manager.wait_until_finished()
-    step = manager.latest_step()
-    if step is None:
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if checkpointer.latest is None:
         return 0
-    restored = manager.restore(
-        step,
-        args=ocp.args.Composite(
-            params=ocp.args.StandardRestore(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardRestore(nnx.state(optimizer)),
-        ),
+    step = checkpointer.latest.step
+    restored = checkpointer.load_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
     )
     nnx.update(model, restored["params"])
     nnx.update(optimizer, restored["optimizer"])
@@ -56,13 +72,9 @@ def resume(manager, model, optimizer):
 
 def _resume_pair(*, save_optimizer=True, save_key=True, resume_from="step", label="split"):
     """start_run / resume_run with one deliberate mistake switched on."""
-    opt_save = "optimizer=ocp.args.StandardSave(nnx.state(optimizer))," if save_optimizer else ""
-    opt_restore = (
-        "optimizer=ocp.args.StandardRestore(nnx.state(optimizer))," if save_optimizer else ""
-    )
+    opt_item = '"optimizer": nnx.state(optimizer),' if save_optimizer else ""
     opt_update = 'nnx.update(optimizer, restored["optimizer"])' if save_optimizer else ""
-    key_save = 'data=ocp.args.StandardSave({"key": data_key}),' if save_key else ""
-    key_restore = 'data=ocp.args.StandardRestore({"key": data_key}),' if save_key else ""
+    key_item = '"data": {"key": data_key},' if save_key else ""
     key_update = (
         'data_key = restored["data"]["key"]' if save_key else "data_key = jax.random.key(DATA_SEED)"
     )
@@ -74,14 +86,10 @@ def start_run(directory, split):
     for _ in range(split):
         data_key, (x, y) = next_batch(data_key)
         losses.append(float(train_step(model, optimizer, x, y)))
-    with ocp.CheckpointManager(Path(directory).absolute()) as manager:
-        manager.save(
+    with ocp.v1.training.Checkpointer(Path(directory).absolute()) as checkpointer:
+        checkpointer.save_checkpointables(
             {label},
-            args=ocp.args.Composite(
-                params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
-                {opt_save}
-                {key_save}
-            ),
+            {{"params": nnx.state(model, nnx.Param), {opt_item} {key_item}}},
         )
     return losses
 
@@ -89,15 +97,11 @@ def start_run(directory, split):
 def resume_run(directory, total_steps):
     model, optimizer = make_model_and_optimizer(seed=1)
     data_key = jax.random.key(DATA_SEED + 1)
-    with ocp.CheckpointManager(Path(directory).absolute()) as manager:
-        step = manager.latest_step()
-        restored = manager.restore(
+    with ocp.v1.training.Checkpointer(Path(directory).absolute()) as checkpointer:
+        step = checkpointer.latest.step
+        restored = checkpointer.load_checkpointables(
             step,
-            args=ocp.args.Composite(
-                params=ocp.args.StandardRestore(nnx.state(model, nnx.Param)),
-                {opt_restore}
-                {key_restore}
-            ),
+            {{"params": nnx.state(model, nnx.Param), {opt_item} {key_item}}},
         )
     nnx.update(model, restored["params"])
     {opt_update}
@@ -114,8 +118,7 @@ WRONG = {
     "relative path handed to Orbax as it is": {
         "task1-solution": """
 def save_params(model, directory):
-    with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(directory, nnx.state(model, nnx.Param), force=True)
+    ocp.v1.save(directory, nnx.state(model, nnx.Param), overwrite=True)
     return Path(directory)
 """
         + _RESTORE_OK,
@@ -124,8 +127,16 @@ def save_params(model, directory):
         "task1-solution": """
 def save_params(model, directory):
     path = Path(directory).absolute()
-    with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(path, nnx.state(model, nnx.Param))
+    ocp.v1.save(path, nnx.state(model, nnx.Param))
+    return path
+"""
+        + _RESTORE_OK,
+    },
+    "save_async without waiting for the write": {
+        "task1-solution": """
+def save_params(model, directory):
+    path = Path(directory).absolute()
+    ocp.v1.save_async(path, nnx.state(model, nnx.Param), overwrite=True)
     return path
 """
         + _RESTORE_OK,
@@ -136,8 +147,7 @@ def save_params(model, directory):
 
 def restore_params(make_model, directory):
     model = make_model()
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(Path(directory).absolute(), nnx.state(model, nnx.Param))
+    params = ocp.v1.load(Path(directory).absolute(), nnx.state(model, nnx.Param))
     nnx.update(model, params)
     return model
 """,
@@ -148,129 +158,128 @@ def restore_params(make_model, directory):
 
 def restore_params(make_model, directory):
     abstract = nnx.eval_shape(make_model)
-    with ocp.StandardCheckpointer() as checkpointer:
-        return checkpointer.restore(Path(directory).absolute(), nnx.state(abstract, nnx.Param))
+    return ocp.v1.load(Path(directory).absolute(), nnx.state(abstract, nnx.Param))
 """,
     },
     "resume from the oldest kept checkpoint": {
         "task2-solution": _OPEN_AND_SAVE_OK
         + """
 
-def resume(manager, model, optimizer):
-    manager.wait_until_finished()
-    steps = manager.all_steps()
-    if not steps:
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if not checkpointer.checkpoints:
         return 0
-    restored = manager.restore(
-        steps[0],
-        args=ocp.args.Composite(
-            params=ocp.args.StandardRestore(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardRestore(nnx.state(optimizer)),
-        ),
+    step = checkpointer.checkpoints[0].step
+    restored = checkpointer.load_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
     )
     nnx.update(model, restored["params"])
     nnx.update(optimizer, restored["optimizer"])
-    return steps[0]
+    return step
 """,
     },
-    "max_to_keep not set": {
-        "task2-solution": """
-def open_manager(directory, every, keep):
-    options = ocp.CheckpointManagerOptions(save_interval_steps=every)
-    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
+    "no preservation policy (every checkpoint is kept)": {
+        "task2-solution": _EVERY_AND_FIRST
+        + """
 
-
-def save_step(manager, step, model, optimizer):
-    return manager.save(
-        step,
-        args=ocp.args.Composite(
-            params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardSave(nnx.state(optimizer)),
-        ),
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(), save_decision_policy=_first_and_every(every)
     )
 """
+        + _SAVE_STEP_OK
+        + _RESUME_OK,
+    },
+    "the first save is not made (FixedIntervalPolicy alone)": {
+        "task2-solution": """
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        save_decision_policy=ocp.v1.training.save_decision_policies.FixedIntervalPolicy(every),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
+"""
+        + _SAVE_STEP_OK
         + _RESUME_OK,
     },
     "optimizer state not restored": {
         "task2-solution": _OPEN_AND_SAVE_OK
         + """
 
-def resume(manager, model, optimizer):
-    manager.wait_until_finished()
-    step = manager.latest_step()
-    if step is None:
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if checkpointer.latest is None:
         return 0
-    restored = manager.restore(
-        step,
-        args=ocp.args.Composite(params=ocp.args.StandardRestore(nnx.state(model, nnx.Param))),
-    )
+    step = checkpointer.latest.step
+    restored = checkpointer.load_checkpointables(step, {"params": nnx.state(model, nnx.Param)})
     nnx.update(model, restored["params"])
     return step
 """,
     },
-    "every N steps ignored (saves each step)": {
+    "every N steps ignored (the default policy saves whenever it can)": {
         "task2-solution": """
-def open_manager(directory, every, keep):
-    options = ocp.CheckpointManagerOptions(max_to_keep=keep)
-    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
-
-
-def save_step(manager, step, model, optimizer):
-    return manager.save(
-        step,
-        args=ocp.args.Composite(
-            params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardSave(nnx.state(optimizer)),
-        ),
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
     )
 """
+        + _SAVE_STEP_OK
         + _RESUME_OK,
     },
-    "one combined item holding params and optimizer": {
-        "task2-solution": """
-def open_manager(directory, every, keep):
-    options = ocp.CheckpointManagerOptions(save_interval_steps=every, max_to_keep=keep)
-    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
+    "one checkpointable holding params and optimizer": {
+        "task2-solution": _EVERY_AND_FIRST
+        + """
+
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        save_decision_policy=_first_and_every(every),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
 
 
-def save_step(manager, step, model, optimizer):
+def save_step(checkpointer, step, model, optimizer):
     state = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
-    return manager.save(step, args=ocp.args.Composite(state=ocp.args.StandardSave(state)))
+    return checkpointer.save_checkpointables(step, {"train_state": state})
 
 
-def resume(manager, model, optimizer):
-    manager.wait_until_finished()
-    step = manager.latest_step()
-    if step is None:
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if checkpointer.latest is None:
         return 0
+    step = checkpointer.latest.step
     target = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
-    restored = manager.restore(
-        step, args=ocp.args.Composite(state=ocp.args.StandardRestore(target))
-    )["state"]
+    restored = checkpointer.load_checkpointables(step, {"train_state": target})["train_state"]
     nnx.update(model, restored["params"])
     nnx.update(optimizer, restored["optimizer"])
     return step
 """,
     },
-    "one unnamed item (the manager's default) holding both trees": {
-        "task2-solution": """
-def open_manager(directory, every, keep):
-    options = ocp.CheckpointManagerOptions(save_interval_steps=every, max_to_keep=keep)
-    return ocp.CheckpointManager(Path(directory).absolute(), options=options)
+    "one unnamed pytree (save's default checkpointable) holding both trees": {
+        "task2-solution": _EVERY_AND_FIRST
+        + """
+
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        save_decision_policy=_first_and_every(every),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
 
 
-def save_step(manager, step, model, optimizer):
+def save_step(checkpointer, step, model, optimizer):
     state = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
-    return manager.save(step, args=ocp.args.StandardSave(state))
+    return checkpointer.save(step, state)
 
 
-def resume(manager, model, optimizer):
-    manager.wait_until_finished()
-    step = manager.latest_step()
-    if step is None:
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if checkpointer.latest is None:
         return 0
+    step = checkpointer.latest.step
     target = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
-    restored = manager.restore(step, args=ocp.args.StandardRestore(target))
+    restored = checkpointer.load(step, target)
     nnx.update(model, restored["params"])
     nnx.update(optimizer, restored["optimizer"])
     return step
@@ -301,17 +310,13 @@ def start_run(directory, split):
         data_key, (x, y) = next_batch(data_key)
         losses.append(float(train_step(model, optimizer, x, y)))
     _CARRY.update(optimizer=optimizer, key=data_key, step=split)
-    with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(Path(directory).absolute() / "params", nnx.state(model, nnx.Param))
+    ocp.v1.save(Path(directory).absolute() / "params", nnx.state(model, nnx.Param))
     return losses
 
 
 def resume_run(directory, total_steps):
     model, _ = make_model_and_optimizer(seed=1)
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(
-            Path(directory).absolute() / "params", nnx.state(model, nnx.Param)
-        )
+    params = ocp.v1.load(Path(directory).absolute() / "params", nnx.state(model, nnx.Param))
     nnx.update(model, params)
     optimizer, data_key = _CARRY["optimizer"], _CARRY["key"]
     losses = []
@@ -326,8 +331,7 @@ def resume_run(directory, total_steps):
 def restore_sharded(make_model, directory, mesh):
     abstract = nnx.eval_shape(make_model)
     graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(Path(directory).absolute(), abstract_params)
+    params = ocp.v1.load(Path(directory).absolute(), abstract_params)
     return nnx.merge(graphdef, params, rest)
 """,
     },
@@ -342,8 +346,7 @@ def restore_sharded(make_model, directory, mesh):
         ),
         abstract_params,
     )
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(Path(directory).absolute(), target)
+    params = ocp.v1.load(Path(directory).absolute(), target)
     return nnx.merge(graphdef, params, rest)
 """,
     },
@@ -356,8 +359,7 @@ def restore_sharded(make_model, directory, mesh):
     target = jax.tree.map(
         lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=replicated), abstract_params
     )
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(Path(directory).absolute(), target)
+    params = ocp.v1.load(Path(directory).absolute(), target)
     return nnx.merge(graphdef, params, rest)
 """,
     },
@@ -365,8 +367,7 @@ def restore_sharded(make_model, directory, mesh):
         "task4-solution": """
 def restore_sharded(make_model, directory, mesh):
     model = make_model()
-    with ocp.StandardCheckpointer() as checkpointer:
-        params = checkpointer.restore(Path(directory).absolute(), nnx.state(model, nnx.Param))
+    params = ocp.v1.load(Path(directory).absolute(), nnx.state(model, nnx.Param))
     params = jax.tree.map(
         lambda a: jax.device_put(
             a, NamedSharding(mesh, P(None, "model") if a.ndim == 2 else P())
@@ -380,7 +381,7 @@ def restore_sharded(make_model, directory, mesh):
 }
 
 CORRECT = {
-    "merge without a leftover filter, resolve() instead of absolute()": {
+    "the legacy V0 StandardCheckpointer, a leftover-free merge, resolve()": {
         "task1-solution": """
 import os.path
 
@@ -405,51 +406,53 @@ def restore_params(make_model, directory):
     return nnx.merge(graphdef, params)
 """,
     },
-    "abstract restore targets and an explicit close": {
+    "save_async then result(), abstract targets, max() of the steps, an explicit close": {
         "task2-solution": """
 import os
 
 
-def open_manager(directory, every, keep):
-    return ocp.CheckpointManager(
+def open_checkpointer(directory, every, keep):
+    policies = ocp.v1.training.save_decision_policies
+    return ocp.v1.training.Checkpointer(
         os.path.abspath(directory),
-        options=ocp.CheckpointManagerOptions(
-            max_to_keep=keep, save_interval_steps=every, enable_async_checkpointing=True
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(n=keep),
+        save_decision_policy=policies.AnySavePolicy(
+            [policies.FixedIntervalPolicy(interval=every), policies.InitialSavePolicy()]
         ),
     )
 
 
-def save_step(manager, step, model, optimizer):
-    items = {
-        "params": ocp.args.StandardSave(nnx.state(model, nnx.Param)),
-        "optimizer": ocp.args.StandardSave(nnx.state(optimizer)),
-    }
-    return manager.save(step, args=ocp.args.Composite(**items))
+def save_step(checkpointer, step, model, optimizer):
+    items = {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    response = checkpointer.save_checkpointables_async(step, items)
+    return response is not None and response.result()
 
 
-def resume(manager, model, optimizer):
-    manager.wait_until_finished()
-    if not manager.all_steps():
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if not checkpointer.checkpoints:
         return 0
-    latest = max(manager.all_steps())
-    targets = {
-        "params": jax.tree.map(
-            lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), nnx.state(model, nnx.Param)
-        ),
-        "optimizer": jax.tree.map(
-            lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), nnx.state(optimizer)
-        ),
-    }
-    restored = manager.restore(
+    latest = max(c.step for c in checkpointer.checkpoints)
+    device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+    def abstract(tree):
+        return jax.tree.map(
+            lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=device), tree
+        )
+
+    restored = checkpointer.load_checkpointables(
         latest,
-        args=ocp.args.Composite(**{k: ocp.args.StandardRestore(v) for k, v in targets.items()}),
+        {
+            "params": abstract(nnx.state(model, nnx.Param)),
+            "optimizer": abstract(nnx.state(optimizer)),
+        },
     )
     nnx.update(model, restored["params"])
     nnx.update(optimizer, restored["optimizer"])
     return latest
 """,
     },
-    "StandardCheckpointer, one dict with the step inside, abstract targets": {
+    "ocp.v1.save of one dict with the step inside, abstract targets": {
         "task3-solution": """
 def start_run(directory, split):
     model, optimizer = make_model_and_optimizer()
@@ -464,22 +467,24 @@ def start_run(directory, split):
         "key": key,
         "step": jnp.asarray(split),
     }
-    with ocp.StandardCheckpointer() as checkpointer:
-        checkpointer.save(Path(directory).resolve() / "ckpt", state, force=True)
+    ocp.v1.save(Path(directory).resolve() / "ckpt", state, overwrite=True)
     return losses
 
 
 def resume_run(directory, total_steps):
     model, optimizer = make_model_and_optimizer(seed=1)
     abstract_model, abstract_opt = nnx.eval_shape(make_model_and_optimizer)
-    target = {
-        "model": nnx.state(abstract_model, nnx.Param),
-        "opt": nnx.state(abstract_opt),
-        "key": jax.eval_shape(lambda: jax.random.key(0)),
-        "step": jax.ShapeDtypeStruct((), jnp.int32),
-    }
-    with ocp.StandardCheckpointer() as checkpointer:
-        state = checkpointer.restore(Path(directory).resolve() / "ckpt", target)
+    device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    target = jax.tree.map(
+        lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=device),
+        {
+            "model": nnx.state(abstract_model, nnx.Param),
+            "opt": nnx.state(abstract_opt),
+            "key": jax.eval_shape(lambda: jax.random.key(0)),
+            "step": jax.ShapeDtypeStruct((), jnp.int32),
+        },
+    )
+    state = ocp.v1.load(Path(directory).resolve() / "ckpt", target)
     nnx.update(model, state["model"])
     nnx.update(optimizer, state["opt"])
     key, losses = state["key"], []
@@ -501,31 +506,22 @@ def start_run(directory, split):
     for _ in range(split):
         data_key, (x, y) = next_batch(data_key)
         losses.append(float(train_step(model, optimizer, x, y)))
-    manager = ocp.CheckpointManager(os.path.abspath(directory))
-    manager.save(
-        split,
-        args=ocp.args.Composite(
-            params=ocp.args.StandardSave(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardSave(nnx.state(optimizer)),
-        ),
+    checkpointer = ocp.v1.training.Checkpointer(os.path.abspath(directory))
+    checkpointer.save_checkpointables(
+        split, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
     )
-    manager.wait_until_finished()
-    manager.close()
+    checkpointer.close()
     return losses
 
 
 def resume_run(directory, total_steps):
     model, optimizer = make_model_and_optimizer(seed=1)
-    manager = ocp.CheckpointManager(os.path.abspath(directory))
-    step = manager.latest_step()
-    restored = manager.restore(
-        step,
-        args=ocp.args.Composite(
-            params=ocp.args.StandardRestore(nnx.state(model, nnx.Param)),
-            optimizer=ocp.args.StandardRestore(nnx.state(optimizer)),
-        ),
+    checkpointer = ocp.v1.training.Checkpointer(os.path.abspath(directory))
+    step = checkpointer.latest.step
+    restored = checkpointer.load_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
     )
-    manager.close()
+    checkpointer.close()
     nnx.update(model, restored["params"])
     nnx.update(optimizer, restored["optimizer"])
     data_key = jax.random.key(DATA_SEED)
@@ -538,7 +534,7 @@ def resume_run(directory, total_steps):
     return model, optimizer, losses
 """,
     },
-    "sharding chosen by the leaf's name, restored through a Checkpointer with StandardRestore": {
+    "sharding chosen by the leaf's name, loaded through load_checkpointables": {
         "task4-solution": """
 def restore_sharded(make_model, directory, mesh):
     graphdef, abstract_params = nnx.split(nnx.eval_shape(make_model), nnx.Param)
@@ -549,10 +545,8 @@ def restore_sharded(make_model, directory, mesh):
         return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=NamedSharding(mesh, spec))
 
     target = jax.tree_util.tree_map_with_path(place, abstract_params)
-    checkpointer = ocp.Checkpointer(ocp.StandardCheckpointHandler())
-    params = checkpointer.restore(str(Path(directory).absolute()), ocp.args.StandardRestore(target))
-    checkpointer.close()
-    return nnx.merge(graphdef, params)
+    loaded = ocp.v1.load_checkpointables(str(Path(directory).absolute()), {"state": target})
+    return nnx.merge(graphdef, loaded["state"])
 """,
     },
 }
