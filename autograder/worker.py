@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -109,7 +110,10 @@ def boxed_kernel_manager(sandbox: Sandbox, box: Box) -> type[AsyncKernelManager]
             env = kw.get("env") or dict(os.environ)
             ipython_dir = Path(env["IPYTHONDIR"]) if env.get("IPYTHONDIR") else None
             kw["env"] = sandbox.environment(env, box, cwd, ipython_dir)
-            command = [*sandbox.command(box, cwd, ipython_dir), *kernel_cmd]
+            # The venv's own ipykernel, whatever kernelspec is installed: a kernelspec's
+            # command may name files the box does not hold.
+            kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", self.connection_file]
+            command = [*sandbox.command(box, cwd, ipython_dir), *kernel]
             await super()._async_launch_kernel(command, **kw)
 
     return BoxedKernelManager

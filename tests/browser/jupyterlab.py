@@ -30,6 +30,7 @@ from typing import Any
 from playwright.sync_api import Browser, Locator, Page, Playwright
 
 from autograder.config import LESSONS_DIR, REPO_ROOT, SOLUTIONS_DIR
+from tests.kernel_pool import POOL_VARIABLE
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -114,6 +115,7 @@ def serve(root: Path, state: Path, log: Path) -> Iterator[Server]:
         *(["--allow-root"] if os.geteuid() == 0 else []),
     ]  # fmt: skip
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop(POOL_VARIABLE, None)  # a learner's kernels: started afresh, not forked (conftest.py)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as output:
         process = subprocess.Popen(
