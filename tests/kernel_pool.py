@@ -158,7 +158,7 @@ def launch(args: list[str]) -> None:
         request = {"args": args, "env": env, "cwd": os.getcwd(), "launcher": os.getpid()}
         _send(conn, request, [0, 1, 2])
         reply, _ = _receive(conn)
-    except OSError:
+    except (OSError, ValueError, struct.error):  # no server, or a garbled reply
         reply = None
     if not reply or "pid" not in reply:
         _fresh_kernel(args)  # nothing was started: an ordinary kernel instead
