@@ -155,7 +155,7 @@ def launch(args: list[str]) -> None:
         conn = _connect(Path(pool_folder), import_key(env), env)
         if conn is None:
             _fresh_kernel(args)
-        request = {"args": args, "env": env, "cwd": os.getcwd(), "launcher": os.getpid()}
+        request = {"args": args, "env": env, "cwd": os.getcwd()}
         _send(conn, request, [0, 1, 2])
         reply, _ = _receive(conn)
     except (OSError, ValueError, struct.error):  # no server, or a garbled reply
