@@ -54,6 +54,13 @@ PRELOAD = (
 # kernels whose values differ get different servers.
 IMPORT_TIME_PREFIXES = ("JAX_", "XLA_", "TF_", "MPL", "PYTHON", "LD_", "CUDA", "OMP_", "XDG_")
 IMPORT_TIME_NAMES = ("HOME", "TMPDIR")
+# Set at import from whether IPython is running, which in the server it is not: in the kernel
+# they get the values a kernel's own import gives them (treescope displays, coloured jaxprs).
+IPYTHON_AT_IMPORT = (
+    ("flax.nnx.visualization", "in_ipython", True),
+    ("flax.nnx.summary", "in_ipython", True),
+    ("jax._src.pretty_printer", "CAN_USE_COLOR", True),
+)
 SERVER_START_TIMEOUT_S = 120
 IDLE_EXIT_S = 900  # a server nobody has asked for a kernel this long exits
 
@@ -226,6 +233,8 @@ def _become_kernel(request: dict, fds: list[int], closing: list[socket.socket]) 
         import numpy as np
 
         np.random.seed()  # the legacy global generator would repeat the server's otherwise
+        for module, name, value in IPYTHON_AT_IMPORT:
+            setattr(sys.modules[module], name, value)
         sys.argv = ["ipykernel_launcher", *request["args"]]
         from ipykernel import kernelapp
 

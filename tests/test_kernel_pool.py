@@ -14,7 +14,7 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
-from tests.kernel_pool import POOL_VARIABLE, import_key
+from tests.kernel_pool import IPYTHON_AT_IMPORT, POOL_VARIABLE, import_key
 
 pytestmark = pytest.mark.skipif(
     not Path(os.environ.get(POOL_VARIABLE, "off")).is_dir(), reason="the kernel pool is off"
@@ -89,6 +89,20 @@ def test_a_pool_kernel_plots_inline_keeps_the_strict_filter_and_can_be_interrupt
         assert reply["content"]["status"] == "error"
         assert reply["content"]["ename"] == "KeyboardInterrupt"
         assert time.monotonic() - started < 30
+
+
+def test_what_modules_read_from_ipython_at_import_is_as_in_a_fresh_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = "import sys\n" + "".join(
+        f"print(repr(sys.modules[{module!r}].{name}))\n" for module, name, _ in IPYTHON_AT_IMPORT
+    )
+    with kernel(tmp_path) as (_, client):
+        forked, _ = run(client, "import flax.nnx, jax\n" + probe)
+    monkeypatch.delenv(POOL_VARIABLE)  # the launcher starts an ordinary kernel
+    with kernel(tmp_path) as (_, client):
+        fresh, _ = run(client, "import flax.nnx, jax\n" + probe)
+    assert forked == fresh, (forked, fresh)
 
 
 def test_a_kernel_whose_launcher_is_killed_goes_too(tmp_path: Path) -> None:
