@@ -4,6 +4,7 @@ book's tests last, and the grading kernels' compilation cache."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -27,6 +28,7 @@ from tests.kernel_pool import POOL_VARIABLE
 RUN_VARIABLE = "COURSE_TEST_RUN"
 # The modules of the tests marked needs_every_lesson: under --dist loadscope each is one scope.
 LAST_SCOPES = ("tests/browser/test_book.py",)
+SCOPE_SECONDS = Path(__file__).resolve().parent / "tests" / "scope_seconds.json"
 _session = ExitStack()
 
 
@@ -82,22 +84,46 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("needs_every_lesson") is not None)
 
 
-class LastScopesLast(LoadScopeScheduling):
-    """--dist loadscope, but LAST_SCOPES are handed out after every other scope.
+def work_order(scopes: list[str], seconds: dict[str, float]) -> list[str]:
+    """The order to hand scopes out in: the longest measured first (one the measurement does not
+    know first of all: it may be new and long), LAST_SCOPES after every other."""
+    return sorted(scopes, key=lambda s: (s.startswith(LAST_SCOPES), -seconds.get(s, math.inf)))
 
-    xdist queues the scopes with the most tests first, which put the book's 24 tests first and
-    left a worker waiting for the other to execute every lesson. Handed out last, the book
-    finds every other scope (the lessons' executions among them) done or running.
+
+def measured_scope_seconds() -> dict[str, float]:
+    try:
+        return json.loads(SCOPE_SECONDS.read_text(encoding="utf-8"))["seconds"]
+    except (OSError, ValueError, KeyError) as error:
+        print(f"{SCOPE_SECONDS}: {error}; scopes go out in xdist's order", file=sys.stderr)
+        return {}
+
+
+class LongestFirstBookLast(LoadScopeScheduling):
+    """--dist loadscope, with the scopes handed out longest first and LAST_SCOPES last.
+
+    xdist queues the scopes with the most tests first. That put the book's 24 tests first and
+    left a worker waiting for the other to execute every lesson, and it put the device-profile
+    runs (one test each, one to three minutes) at the end of the run, where the last long one
+    decides when the run ends. Longest first, the short scopes fill the gaps at the end. The
+    order comes from a measured run (tests/scope_seconds.json, written by
+    tools/scope_seconds.py). Handed out last, the book finds every other scope (the lessons'
+    executions among them) done or running.
     """
 
+    def __init__(self, config: pytest.Config, log: Producer | None = None) -> None:
+        super().__init__(config, log)
+        self._ordered = False
+
     def _assign_work_unit(self, node: WorkerController) -> None:
-        for scope in [s for s in self.workqueue if s.startswith(LAST_SCOPES)]:
-            self.workqueue.move_to_end(scope)
+        if not self._ordered:  # the first call: the queue holds every scope by now
+            for scope in work_order(list(self.workqueue), measured_scope_seconds()):
+                self.workqueue.move_to_end(scope)
+            self._ordered = True
         super()._assign_work_unit(node)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadScopeScheduling | None:
-    return LastScopesLast(config, log) if config.getvalue("dist") == "loadscope" else None
+    return LongestFirstBookLast(config, log) if config.getvalue("dist") == "loadscope" else None
 
 
 # JAX's persistent compilation cache for the suite's grading kernels: the solution, the release
