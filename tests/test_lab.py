@@ -35,8 +35,9 @@ def free_port() -> int:
 
 
 def get(url: str) -> tuple[int, str]:
+    # 60 s: formgrader's first page (it opens the gradebook) took over 10 s on 2 busy cores
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(url, timeout=60) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, ""
