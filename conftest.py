@@ -102,10 +102,10 @@ class LongestFirstBookLast(LoadScopeScheduling):
     """--dist loadscope, with the scopes handed out longest first and LAST_SCOPES last.
 
     xdist queues the scopes with the most tests first. That put the book's 24 tests first and
-    left a worker waiting for the other to execute every lesson, and it put the device-profile
-    runs (one test each, one to three minutes) at the end of the run, where the last long one
-    decides when the run ends. Longest first, the short scopes fill the gaps at the end. The
-    order comes from a measured run (tests/scope_seconds.json, written by
+    left a worker waiting for the other to execute every lesson, and it queued the lessons'
+    executions (one test each) near the end, just before the book, which waits for them.
+    Longest first, the lessons and the device-profile runs start early and the short scopes
+    fill the end. The order comes from a measured run (tests/scope_seconds.json, written by
     tools/scope_seconds.py). Handed out last, the book finds every other scope (the lessons'
     executions among them) done or running.
     """

@@ -19,7 +19,7 @@ import pytest
 
 from autograder import notebooks
 from autograder.config import REPO_ROOT
-from conftest import LAST_SCOPES, LastScopesLast
+from conftest import LAST_SCOPES, LongestFirstBookLast
 from course.book import lessons
 from course.book.lessons import EXECUTED_DIR, LessonFailed
 
@@ -134,7 +134,9 @@ class _Worker:
 
 
 def test_the_books_tests_are_handed_out_after_every_other_scope() -> None:
-    scheduler = LastScopesLast.__new__(LastScopesLast)  # the queue alone, without a pytest run
+    # the queue alone, without a pytest run
+    scheduler = LongestFirstBookLast.__new__(LongestFirstBookLast)
+    scheduler._ordered = False
     book = [f"tests/browser/test_book.py::test_{i}" for i in range(24)]
     lesson = ["tests/test_lessons.py::TestLesson_00_x::test_runs_top_to_bottom"]
     other = ["tests/test_quiz_bank.py::test_a", "tests/test_quiz_bank.py::test_b"]
