@@ -126,6 +126,24 @@ _WRONG = {
         + _TRAIN,
         # the EMA from the parameters before the update
         _TRAIN_STEP.replace(_UPDATE + _EMA, _EMA + _UPDATE) + _TRAIN,
+        # a host copy per step: NumPy reads the value (in place for a one-device CPU array)
+        _TRAIN_STEP + _TRAIN.replace("losses.append(loss)", "losses.append(np.asarray(loss))"),
+        # a read through a derived array: stop at the first non-finite loss
+        _TRAIN_STEP
+        + _TRAIN.replace(
+            "losses.append(loss)",
+            "losses.append(loss)\n        if not bool(jnp.isfinite(loss)):\n            break",
+        ),
+        # no read, but a wait for the device at every step
+        _TRAIN_STEP
+        + _TRAIN.replace("losses.append(loss)", "losses.append(jax.block_until_ready(loss))"),
+        # a progress line every fifth step
+        _TRAIN_STEP
+        + _TRAIN.replace(
+            "losses.append(loss)",
+            "losses.append(loss)\n        if step % 5 == 0:\n"
+            '            print(f"step {step}: {loss:.4f}")',
+        ),
     ],
     "task3-solution": [
         # the parameters only: Adam starts again from zero moments
@@ -192,7 +210,20 @@ def train(step_fn, params, opt_state, batches, key):
         losses.append(loss)
     params, ema, opt_state = state
     return params, ema, opt_state, jnp.array(losses)
-"""
+""",
+        # the losses joined with jnp.hstack, and a finiteness flag kept on the device
+        _TRAIN_STEP
+        + _TRAIN.replace("ema, losses = params, []", "ema, losses, finite = params, [], True")
+        .replace(
+            "losses.append(loss)",
+            "losses.append(loss)\n        finite = jnp.logical_and(finite, jnp.isfinite(loss))",
+        )
+        .replace("jnp.stack(losses)", "jnp.hstack(losses)"),
+        # one-element arrays concatenated
+        _TRAIN_STEP
+        + _TRAIN.replace("losses.append(loss)", "losses.append(jnp.atleast_1d(loss))").replace(
+            "jnp.stack(losses)", "jnp.concatenate(losses)"
+        ),
     ],
     "task3-solution": [
         f"""
@@ -237,6 +268,10 @@ _WRONG_LABELS = {
         "float(loss) at every step",
         "the step as a static argument",
         "EMA of the parameters before the update",
+        "np.asarray(loss) at every step",
+        "bool(jnp.isfinite(loss)) at every step",
+        "jax.block_until_ready(loss) at every step",
+        "a progress line every fifth step",
     ],
     "task3-solution": [
         "parameters only, fresh Adam moments",
@@ -246,9 +281,13 @@ _WRONG_LABELS = {
     ],
 }
 _CORRECT_LABELS = {
-    "task1-solution": "increments in place, ddof=1, rsqrt",
-    "task2-solution": "optax.incremental_update, jnp.array of the losses",
-    "task3-solution": "one recursive conversion, each leaf cast to the optimizer's dtype",
+    "task1-solution": ["increments in place, ddof=1, rsqrt"],
+    "task2-solution": [
+        "optax.incremental_update, jnp.array of the losses",
+        "jnp.hstack of the losses, jnp.isfinite on the device",
+        "jnp.concatenate of one-element arrays",
+    ],
+    "task3-solution": ["one recursive conversion, each leaf cast to the optimizer's dtype"],
 }
 
 WRONG = {
@@ -257,7 +296,7 @@ WRONG = {
     for label, source in zip(_WRONG_LABELS[task], sources, strict=True)
 }
 CORRECT = {
-    f"{task}: {_CORRECT_LABELS[task]}": {task: source}
+    f"{task}: {label}": {task: source}
     for task, sources in _CORRECT.items()
-    for source in sources
+    for label, source in zip(_CORRECT_LABELS[task], sources, strict=True)
 }
