@@ -1,106 +1,401 @@
 """Wrong-but-plausible and alternative-correct answers for solutions/04_pure_training_steps."""
 
+_T1_INIT = """
+def init_state(params, tx, key):
+    return {
+        "params": params,
+        "opt_state": tx.init(params),
+        "key": key,
+        "step": jnp.zeros((), jnp.int32),
+    }
+
+"""
+
+
+def _t1(body: str) -> str:
+    return _T1_INIT + body
+
+
+_T2_SCHEDULE = """
+def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    if warmup_steps == total_steps:
+        return optax.join_schedules(
+            [optax.linear_schedule(0.0, peak_lr, warmup_steps), optax.constant_schedule(end_lr)],
+            boundaries=[warmup_steps],
+        )
+    return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps, total_steps, end_lr)
+
+"""
+
+_T2_OPTIMIZER = """
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        adamw(
+            make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
+        ),
+    )
+
+"""
+
+_T2_LR = """
+def learning_rate_used(opt_state):
+    return opt_state[1].hyperparams["learning_rate"]
+"""
+
+
 WRONG = {
-    "updates the params dict in place": {
-        "task1-solution": """
+    "the same key every step (the state's key, never replaced)": {
+        "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
-    def train_step(params, opt_state, batch):
-        loss, grads = jax.value_and_grad(loss_fn)(params, batch)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        params.update(optax.apply_updates(params, updates))
-        return params, opt_state, {"loss": loss}
+    def train_step(state, batch):
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, state["key"]
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        params = optax.apply_updates(state["params"], updates)
+        new = {**state, "params": params, "opt_state": opt_state, "step": state["step"] + 1}
+        return new, {"loss": loss, **aux}
 
     return train_step
-""",
+"""),
+    },
+    "splits the key but returns the old one": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        _, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, step_key
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        params = optax.apply_updates(state["params"], updates)
+        new = {**state, "params": params, "opt_state": opt_state, "step": state["step"] + 1}
+        return new, {"loss": loss, **aux}
+
+    return train_step
+"""),
+    },
+    "uses the state's key in loss_fn, then splits it for the next step": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, state["key"]
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": jax.random.split(state["key"])[0],
+            "step": state["step"] + 1,
+        }
+        return new, {"loss": loss, **aux}
+
+    return train_step
+"""),
+    },
+    "one subkey both for loss_fn and for the next state": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        key = jax.random.split(state["key"])[1]
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, key
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": key,
+            "step": state["step"] + 1,
+        }
+        return new, {"loss": loss, **aux}
+
+    return train_step
+"""),
+    },
+    "fold_in(key, step) with the state's key kept": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        key = jax.random.fold_in(state["key"], state["step"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, key
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        params = optax.apply_updates(state["params"], updates)
+        new = {**state, "params": params, "opt_state": opt_state, "step": state["step"] + 1}
+        return new, {"loss": loss, **aux}
+
+    return train_step
+"""),
+    },
+    "aux nested under one metrics entry": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        key, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, step_key
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": key,
+            "step": state["step"] + 1,
+        }
+        return new, {"loss": loss, "aux": aux}
+
+    return train_step
+"""),
+    },
+    "updates the state dict in place": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        key, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, step_key
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        state["params"] = optax.apply_updates(state["params"], updates)
+        state["opt_state"], state["key"] = opt_state, key
+        state["step"] = state["step"] + 1
+        return state, {"loss": loss, **aux}
+
+    return train_step
+"""),
     },
     "returns the old optimizer state": {
-        "task1-solution": """
+        "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
-    def train_step(params, opt_state, batch):
-        loss, grads = jax.value_and_grad(loss_fn)(params, batch)
-        updates, _ = tx.update(grads, opt_state, params)
-        return optax.apply_updates(params, updates), opt_state, {"loss": loss}
+    def train_step(state, batch):
+        key, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, step_key
+        )
+        updates, _ = tx.update(grads, state["opt_state"], state["params"])
+        new = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": state["opt_state"],
+            "key": key,
+            "step": state["step"] + 1,
+        }
+        return new, {"loss": loss, **aux}
 
     return train_step
-""",
+"""),
     },
     "reports the loss after the update": {
-        "task1-solution": """
+        "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
-    def train_step(params, opt_state, batch):
-        grads = jax.grad(loss_fn)(params, batch)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        params = optax.apply_updates(params, updates)
-        return params, opt_state, {"loss": loss_fn(params, batch)}
+    def train_step(state, batch):
+        key, step_key = jax.random.split(state["key"])
+        grads, _ = jax.grad(loss_fn, has_aux=True)(state["params"], batch, step_key)
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        params = optax.apply_updates(state["params"], updates)
+        loss, aux = loss_fn(params, batch, step_key)
+        new = {"params": params, "opt_state": opt_state, "key": key, "step": state["step"] + 1}
+        return new, {"loss": loss, **aux}
 
     return train_step
-""",
+"""),
     },
     "subtracts the updates (Optax updates are already negated)": {
-        "task1-solution": """
+        "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
-    def train_step(params, opt_state, batch):
-        loss, grads = jax.value_and_grad(loss_fn)(params, batch)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        params = jax.tree.map(lambda p, u: p - u, params, updates)
-        return params, opt_state, {"loss": loss}
+    def train_step(state, batch):
+        key, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, step_key
+        )
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        params = jax.tree.map(lambda p, u: p - u, state["params"], updates)
+        new = {"params": params, "opt_state": opt_state, "key": key, "step": state["step"] + 1}
+        return new, {"loss": loss, **aux}
 
     return train_step
-""",
+"""),
     },
-    "clips after AdamW": {
+    "plain optax.warmup_cosine_decay_schedule (raises when warmup == total)": {
         "task2-solution": """
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
     return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps, total_steps, end_lr)
 
-
-def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    schedule = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
-    return optax.chain(
-        optax.adamw(schedule, weight_decay=weight_decay),
-        optax.clip_by_global_norm(clip_norm),
-    )
-""",
+"""
+        + _T2_OPTIMIZER
+        + _T2_LR,
     },
-    "decay_steps counts only the decay (schedule off by the warm-up)": {
+    "hand-written schedule, NaN at warmup 0 and at warmup == total": {
+        "task2-solution": """
+import math
+
+
+def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    def schedule(step):
+        step = jnp.asarray(step, jnp.float32)
+        warm = peak_lr * step / warmup_steps
+        progress = jnp.clip((step - warmup_steps) / (total_steps - warmup_steps), 0, 1)
+        cosine = end_lr + (peak_lr - end_lr) * (1 + jnp.cos(math.pi * progress)) / 2
+        return jnp.where(step <= warmup_steps, warm, cosine)
+
+    return schedule
+
+"""
+        + _T2_OPTIMIZER
+        + _T2_LR,
+    },
+    "no decay phase means peak_lr forever (not end_lr)": {
         "task2-solution": """
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    return optax.warmup_cosine_decay_schedule(
-        0.0, peak_lr, warmup_steps, total_steps - warmup_steps, end_lr
-    )
+    if warmup_steps == total_steps:
+        return optax.linear_schedule(0.0, peak_lr, warmup_steps)
+    return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps, total_steps, end_lr)
+
+"""
+        + _T2_OPTIMIZER
+        + _T2_LR,
+    },
+    "a Python if on the step (fails under jit)": {
+        "task2-solution": """
+import math
 
 
-def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    schedule = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
-    return optax.chain(
-        optax.clip_by_global_norm(clip_norm),
-        optax.adamw(schedule, weight_decay=weight_decay),
-    )
-""",
+def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    def schedule(t):
+        if t < warmup_steps:
+            return peak_lr * t / warmup_steps
+        if t < total_steps:
+            frac = (t - warmup_steps) / (total_steps - warmup_steps)
+            return end_lr + (peak_lr - end_lr) * (1 + jnp.cos(math.pi * frac)) / 2
+        return end_lr
+
+    return schedule
+
+"""
+        + _T2_OPTIMIZER
+        + _T2_LR,
     },
     "warm-up one step too long": {
         "task2-solution": """
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps + 1, total_steps, end_lr)
-
-
-def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    schedule = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
-    return optax.chain(
-        optax.clip_by_global_norm(clip_norm),
-        optax.adamw(schedule, weight_decay=weight_decay),
+    return optax.join_schedules(
+        [
+            optax.linear_schedule(0.0, peak_lr, warmup_steps + 1),
+            optax.cosine_decay_schedule(peak_lr, total_steps - warmup_steps, end_lr / peak_lr),
+        ],
+        [warmup_steps + 1],
     )
+
+"""
+        + _T2_OPTIMIZER
+        + _T2_LR,
+    },
+    "clips after AdamW": {
+        "task2-solution": _T2_SCHEDULE
+        + """
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+    return optax.chain(
+        adamw(
+            make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
+        ),
+        optax.clip_by_global_norm(clip_norm),
+    )
+
+
+def learning_rate_used(opt_state):
+    return opt_state[0].hyperparams["learning_rate"]
 """,
     },
-    "Adam without weight decay": {
+    "decays every parameter, biases and scales included": {
+        "task2-solution": _T2_SCHEDULE
+        + """
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    adamw = optax.inject_hyperparams(optax.adamw)
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        adamw(make_schedule(peak_lr, warmup_steps, total_steps, end_lr), weight_decay=weight_decay),
+    )
+
+"""
+        + _T2_LR,
+    },
+    "mask function given to inject_hyperparams as if it were a schedule (decay silently off)": {
+        "task2-solution": _T2_SCHEDULE
+        + """
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        optax.inject_hyperparams(optax.adamw)(
+            make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
+        ),
+    )
+
+"""
+        + _T2_LR,
+    },
+    "the lesson's name mask (leaves whose key starts with w)": {
+        "task2-solution": _T2_SCHEDULE
+        + """
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    def mask(params):
+        return jax.tree_util.tree_map_with_path(
+            lambda path, _: jax.tree_util.keystr(path[-1:]).strip("[]'\\"").startswith("w"),
+            params,
+        )
+
+    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        adamw(
+            make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=mask,
+        ),
+    )
+
+"""
+        + _T2_LR,
+    },
+    "the rate from a global schedule at the state's count (off by one, and one schedule)": {
         "task2-solution": """
+_LAST_SCHEDULE = None
+
+
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    if warmup_steps == total_steps:
+        return optax.join_schedules(
+            [optax.linear_schedule(0.0, peak_lr, warmup_steps), optax.constant_schedule(end_lr)],
+            boundaries=[warmup_steps],
+        )
     return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps, total_steps, end_lr)
 
 
 def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    schedule = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
-    return optax.chain(optax.clip_by_global_norm(clip_norm), optax.adam(schedule))
+    global _LAST_SCHEDULE
+    _LAST_SCHEDULE = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        optax.adamw(
+            _LAST_SCHEDULE,
+            weight_decay=weight_decay,
+            mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
+        ),
+    )
+
+
+def learning_rate_used(opt_state):
+    return _LAST_SCHEDULE(opt_state[1][0].count)
 """,
     },
     "sums the micro-batch gradients": {
@@ -268,67 +563,138 @@ def make_cache_writer():
 }
 
 CORRECT = {
-    "explicit tree_map update, jitted inside": {
+    "fold_in keys, a jitted step, the update by tree_map": {
         "task1-solution": """
+def init_state(params, tx, key):
+    return dict(params=params, opt_state=tx.init(params), key=key, step=jnp.array(0, jnp.int32))
+
+
 def make_train_step(loss_fn, tx):
-    grad_fn = jax.value_and_grad(loss_fn)
+    def loss_only(params, batch, key):
+        return loss_fn(params, batch, key)
 
     @jax.jit
-    def train_step(params, opt_state, batch):
-        loss, grads = grad_fn(params, batch)
-        updates, new_state = tx.update(grads, opt_state, params)
-        new_params = jax.tree.map(lambda p, u: p + u, params, updates)
-        return new_params, new_state, dict(loss=loss)
+    def train_step(state, batch):
+        step_key = jax.random.fold_in(state["key"], 0)
+        next_key = jax.random.fold_in(state["key"], 1)
+        grad_fn = jax.value_and_grad(loss_only, has_aux=True)
+        (loss, aux), grads = grad_fn(state["params"], batch, step_key)
+        updates, new_opt = tx.update(grads, state["opt_state"], state["params"])
+        new_params = jax.tree.map(lambda p, u: p + u, state["params"], updates)
+        metrics = dict(aux)
+        metrics["loss"] = loss
+        return (
+            dict(params=new_params, opt_state=new_opt, key=next_key, step=state["step"] + 1),
+            metrics,
+        )
 
     return train_step
 """,
     },
-    "hand-written schedule, chain built inline": {
+    "three-way split, jax.grad with the loss carried in aux": {
+        "task1-solution": """
+def init_state(params, tx, key):
+    state = {"params": params, "key": key}
+    state["opt_state"] = tx.init(params)
+    state["step"] = jnp.zeros([], dtype="int32")
+    return state
+
+
+def make_train_step(loss_fn, tx):
+    def with_loss(params, batch, key):
+        loss, aux = loss_fn(params, batch, key)
+        return loss, (loss, aux)
+
+    def train_step(state, batch):
+        keys = jax.random.split(state["key"], 3)  # keys[2] is spare
+        grads, (loss, aux) = jax.grad(with_loss, has_aux=True)(state["params"], batch, keys[1])
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new_state = dict(state)  # a new dict: the input is left alone
+        new_state.update(
+            params=optax.apply_updates(state["params"], updates),
+            opt_state=opt_state,
+            key=keys[0],
+            step=state["step"] + 1,
+        )
+        return new_state, {**aux, "loss": loss}
+
+    return train_step
+""",
+    },
+    "hand-written guarded schedule; decay and the rate as separate chain links": {
         "task2-solution": """
 import math
 
 
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
     def schedule(step):
-        step = jnp.asarray(step, jnp.float32)
-        warm = peak_lr * step / warmup_steps
-        progress = jnp.clip((step - warmup_steps) / (total_steps - warmup_steps), 0, 1)
-        cosine = end_lr + (peak_lr - end_lr) * (1 + jnp.cos(math.pi * progress)) / 2
-        return jnp.where(step <= warmup_steps, warm, cosine)
+        t = jnp.asarray(step, jnp.float32)
+        warm = peak_lr * t / max(warmup_steps, 1)
+        frac = jnp.clip((t - warmup_steps) / max(total_steps - warmup_steps, 1), 0.0, 1.0)
+        cosine = end_lr + (peak_lr - end_lr) * (1 + jnp.cos(math.pi * frac)) / 2
+        return jnp.where(t < warmup_steps, warm, jnp.where(t < total_steps, cosine, end_lr))
 
     return schedule
 
 
 def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    schedule = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
     return optax.chain(
         optax.clip_by_global_norm(max_norm=clip_norm),
-        optax.adamw(
-            learning_rate=make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
-            weight_decay=weight_decay,
+        optax.scale_by_adam(),
+        optax.masked(
+            optax.add_decayed_weights(weight_decay),
+            lambda params: jax.tree.map(lambda leaf: jnp.ndim(leaf) > 1, params),
         ),
+        optax.inject_hyperparams(optax.scale_by_learning_rate)(learning_rate=schedule),
     )
+
+
+def learning_rate_used(opt_state):
+    def injected(node):
+        return hasattr(node, "hyperparams")
+
+    (rate,) = [
+        node.hyperparams["learning_rate"]
+        for node in jax.tree.leaves(opt_state, is_leaf=injected)
+        if injected(node)
+    ]
+    return rate
 """,
     },
-    "joined linear and cosine schedules": {
+    "joined schedules; the whole chain injected": {
         "task2-solution": """
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    return optax.join_schedules(
-        [
-            optax.linear_schedule(0.0, peak_lr, warmup_steps),
-            optax.cosine_decay_schedule(
-                peak_lr, total_steps - warmup_steps, alpha=end_lr / peak_lr
-            ),
-        ],
-        boundaries=[warmup_steps],
-    )
+    parts, boundaries = [], []
+    if warmup_steps > 0:
+        parts.append(optax.linear_schedule(0.0, peak_lr, warmup_steps))
+        boundaries.append(warmup_steps)
+    if total_steps > warmup_steps:
+        alpha = end_lr / peak_lr if peak_lr else 0.0
+        parts.append(optax.cosine_decay_schedule(peak_lr, total_steps - warmup_steps, alpha))
+        boundaries.append(total_steps)
+    parts.append(optax.constant_schedule(end_lr))
+    return optax.join_schedules(parts, boundaries[: len(parts) - 1])
 
 
 def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    schedule = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
-    return optax.chain(
-        optax.clip_by_global_norm(clip_norm),
-        optax.adamw(schedule, weight_decay=weight_decay),
+    def recipe(learning_rate):
+        return optax.chain(
+            optax.clip_by_global_norm(clip_norm),
+            optax.adamw(
+                learning_rate,
+                weight_decay=weight_decay,
+                mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
+            ),
+        )
+
+    return optax.inject_hyperparams(recipe)(
+        learning_rate=make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
     )
+
+
+def learning_rate_used(opt_state):
+    return opt_state.hyperparams["learning_rate"]
 """,
     },
     "split and stack, then a scan that carries the sums": {
