@@ -79,25 +79,6 @@ def make_train_step(loss_fn, tx):
     return train_step
 """),
     },
-    "uses the state's key in loss_fn, then splits it for the next step": {
-        "task1-solution": _t1("""
-def make_train_step(loss_fn, tx):
-    def train_step(state, batch):
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-            state["params"], batch, state["key"]
-        )
-        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
-        new = {
-            "params": optax.apply_updates(state["params"], updates),
-            "opt_state": opt_state,
-            "key": jax.random.split(state["key"])[0],
-            "step": state["step"] + 1,
-        }
-        return new, {"loss": loss, **aux}
-
-    return train_step
-"""),
-    },
     "one subkey both for loss_fn and for the next state": {
         "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
@@ -114,42 +95,6 @@ def make_train_step(loss_fn, tx):
             "step": state["step"] + 1,
         }
         return new, {"loss": loss, **aux}
-
-    return train_step
-"""),
-    },
-    "fold_in(key, step) with the state's key kept": {
-        "task1-solution": _t1("""
-def make_train_step(loss_fn, tx):
-    def train_step(state, batch):
-        key = jax.random.fold_in(state["key"], state["step"])
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-            state["params"], batch, key
-        )
-        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
-        params = optax.apply_updates(state["params"], updates)
-        new = {**state, "params": params, "opt_state": opt_state, "step": state["step"] + 1}
-        return new, {"loss": loss, **aux}
-
-    return train_step
-"""),
-    },
-    "aux nested under one metrics entry": {
-        "task1-solution": _t1("""
-def make_train_step(loss_fn, tx):
-    def train_step(state, batch):
-        key, step_key = jax.random.split(state["key"])
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-            state["params"], batch, step_key
-        )
-        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
-        new = {
-            "params": optax.apply_updates(state["params"], updates),
-            "opt_state": opt_state,
-            "key": key,
-            "step": state["step"] + 1,
-        }
-        return new, {"loss": loss, "aux": aux}
 
     return train_step
 """),
@@ -171,26 +116,6 @@ def make_train_step(loss_fn, tx):
     return train_step
 """),
     },
-    "returns the old optimizer state": {
-        "task1-solution": _t1("""
-def make_train_step(loss_fn, tx):
-    def train_step(state, batch):
-        key, step_key = jax.random.split(state["key"])
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-            state["params"], batch, step_key
-        )
-        updates, _ = tx.update(grads, state["opt_state"], state["params"])
-        new = {
-            "params": optax.apply_updates(state["params"], updates),
-            "opt_state": state["opt_state"],
-            "key": key,
-            "step": state["step"] + 1,
-        }
-        return new, {"loss": loss, **aux}
-
-    return train_step
-"""),
-    },
     "reports the loss after the update": {
         "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
@@ -200,22 +125,6 @@ def make_train_step(loss_fn, tx):
         updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
         params = optax.apply_updates(state["params"], updates)
         loss, aux = loss_fn(params, batch, step_key)
-        new = {"params": params, "opt_state": opt_state, "key": key, "step": state["step"] + 1}
-        return new, {"loss": loss, **aux}
-
-    return train_step
-"""),
-    },
-    "subtracts the updates (Optax updates are already negated)": {
-        "task1-solution": _t1("""
-def make_train_step(loss_fn, tx):
-    def train_step(state, batch):
-        key, step_key = jax.random.split(state["key"])
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-            state["params"], batch, step_key
-        )
-        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
-        params = jax.tree.map(lambda p, u: p - u, state["params"], updates)
         new = {"params": params, "opt_state": opt_state, "key": key, "step": state["step"] + 1}
         return new, {"loss": loss, **aux}
 
@@ -245,52 +154,6 @@ def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
         return jnp.where(step <= warmup_steps, warm, cosine)
 
     return schedule
-
-"""
-        + _T2_OPTIMIZER
-        + _T2_LR,
-    },
-    "no decay phase means peak_lr forever (not end_lr)": {
-        "task2-solution": """
-def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    if warmup_steps == total_steps:
-        return optax.linear_schedule(0.0, peak_lr, warmup_steps)
-    return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps, total_steps, end_lr)
-
-"""
-        + _T2_OPTIMIZER
-        + _T2_LR,
-    },
-    "a Python if on the step (fails under jit)": {
-        "task2-solution": """
-import math
-
-
-def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    def schedule(t):
-        if t < warmup_steps:
-            return peak_lr * t / warmup_steps
-        if t < total_steps:
-            frac = (t - warmup_steps) / (total_steps - warmup_steps)
-            return end_lr + (peak_lr - end_lr) * (1 + jnp.cos(math.pi * frac)) / 2
-        return end_lr
-
-    return schedule
-
-"""
-        + _T2_OPTIMIZER
-        + _T2_LR,
-    },
-    "warm-up one step too long": {
-        "task2-solution": """
-def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    return optax.join_schedules(
-        [
-            optax.linear_schedule(0.0, peak_lr, warmup_steps + 1),
-            optax.cosine_decay_schedule(peak_lr, total_steps - warmup_steps, end_lr / peak_lr),
-        ],
-        [warmup_steps + 1],
-    )
 
 """
         + _T2_OPTIMIZER
@@ -338,29 +201,6 @@ def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight
             make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
             weight_decay=weight_decay,
             mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
-        ),
-    )
-
-"""
-        + _T2_LR,
-    },
-    "the lesson's name mask (leaves whose key starts with w)": {
-        "task2-solution": _T2_SCHEDULE
-        + """
-def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    def mask(params):
-        return jax.tree_util.tree_map_with_path(
-            lambda path, _: jax.tree_util.keystr(path[-1:]).strip("[]'\\"").startswith("w"),
-            params,
-        )
-
-    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
-    return optax.chain(
-        optax.clip_by_global_norm(clip_norm),
-        adamw(
-            make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
-            weight_decay=weight_decay,
-            mask=mask,
         ),
     )
 
@@ -591,36 +431,6 @@ def make_train_step(loss_fn, tx):
     return train_step
 """,
     },
-    "three-way split, jax.grad with the loss carried in aux": {
-        "task1-solution": """
-def init_state(params, tx, key):
-    state = {"params": params, "key": key}
-    state["opt_state"] = tx.init(params)
-    state["step"] = jnp.zeros([], dtype="int32")
-    return state
-
-
-def make_train_step(loss_fn, tx):
-    def with_loss(params, batch, key):
-        loss, aux = loss_fn(params, batch, key)
-        return loss, (loss, aux)
-
-    def train_step(state, batch):
-        keys = jax.random.split(state["key"], 3)  # keys[2] is spare
-        grads, (loss, aux) = jax.grad(with_loss, has_aux=True)(state["params"], batch, keys[1])
-        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
-        new_state = dict(state)  # a new dict: the input is left alone
-        new_state.update(
-            params=optax.apply_updates(state["params"], updates),
-            opt_state=opt_state,
-            key=keys[0],
-            step=state["step"] + 1,
-        )
-        return new_state, {**aux, "loss": loss}
-
-    return train_step
-""",
-    },
     "hand-written guarded schedule; decay and the rate as separate chain links": {
         "task2-solution": """
 import math
@@ -660,41 +470,6 @@ def learning_rate_used(opt_state):
         if injected(node)
     ]
     return rate
-""",
-    },
-    "joined schedules; the whole chain injected": {
-        "task2-solution": """
-def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    parts, boundaries = [], []
-    if warmup_steps > 0:
-        parts.append(optax.linear_schedule(0.0, peak_lr, warmup_steps))
-        boundaries.append(warmup_steps)
-    if total_steps > warmup_steps:
-        alpha = end_lr / peak_lr if peak_lr else 0.0
-        parts.append(optax.cosine_decay_schedule(peak_lr, total_steps - warmup_steps, alpha))
-        boundaries.append(total_steps)
-    parts.append(optax.constant_schedule(end_lr))
-    return optax.join_schedules(parts, boundaries[: len(parts) - 1])
-
-
-def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
-    def recipe(learning_rate):
-        return optax.chain(
-            optax.clip_by_global_norm(clip_norm),
-            optax.adamw(
-                learning_rate,
-                weight_decay=weight_decay,
-                mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
-            ),
-        )
-
-    return optax.inject_hyperparams(recipe)(
-        learning_rate=make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
-    )
-
-
-def learning_rate_used(opt_state):
-    return opt_state.hyperparams["learning_rate"]
 """,
     },
     "split and stack, then a scan that carries the sums": {
