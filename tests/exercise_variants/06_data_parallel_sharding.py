@@ -217,41 +217,110 @@ def make_sharded_eval(mesh, batch_size):
     return evaluate
 """,
     },
-    "every 2-D leaf treated as a kernel": {
+    "the remainder rows dropped instead of padded": {
         "task4-solution": """
-def param_specs(params):
-    return jax.tree.map(lambda a: P(None, "model") if a.ndim == 2 else P(), params)
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    keep = n // d * d
+    rows = NamedSharding(mesh, P("data"))
+    sharded = jax.device_put({k: v[:keep] for k, v in batch.items()}, rows)
+    return sharded, jax.device_put(np.ones(keep, np.float32), rows)
 """,
     },
-    "kernels split on their input dimension": {
+    "padded with copies of the last row, all weights 1": {
         "task4-solution": """
-def param_specs(params):
-    def rule(path, leaf):
-        if path[-1].key == "kernel":
-            return P("model", *([None] * (leaf.ndim - 1)))
-        return P()
-
-    return jax.tree_util.tree_map_with_path(rule, params)
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P("data"))
+    padded = {k: np.concatenate([v, np.repeat(v[-1:], m - n, axis=0)]) for k, v in batch.items()}
+    return jax.device_put(padded, rows), jax.device_put(np.ones(m, np.float32), rows)
 """,
     },
-    "P(None, 'model') for kernels of any rank": {
+    "weights replicated instead of split over 'data'": {
         "task4-solution": """
-def param_specs(params):
-    def rule(path, leaf):
-        return P(None, "model") if path[-1].key == "kernel" else P()
-
-    return jax.tree_util.tree_map_with_path(rule, params)
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    padded = {
+        k: np.concatenate([v, np.zeros((m - n, *v.shape[1:]), v.dtype)]) for k, v in batch.items()
+    }
+    weights = (np.arange(m) < n).astype(np.float32)
+    sharded = jax.device_put(padded, NamedSharding(mesh, P("data")))
+    return sharded, jax.device_put(weights, NamedSharding(mesh, P()))
 """,
     },
-    "any name containing 'kernel'": {
+    "rows split over every mesh axis, padded to the device count": {
         "task4-solution": """
-def param_specs(params):
-    def rule(path, leaf):
-        if "kernel" in str(path[-1].key):
-            return P(*([None] * (leaf.ndim - 1)), "model")
-        return P()
-
-    return jax.tree_util.tree_map_with_path(rule, params)
+def shard_batch(batch, mesh):
+    d = mesh.size
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P(mesh.axis_names))
+    padded = {
+        k: np.concatenate([v, np.zeros((m - n, *v.shape[1:]), v.dtype)]) for k, v in batch.items()
+    }
+    weights = (np.arange(m) < n).astype(np.float32)
+    return jax.device_put(padded, rows), jax.device_put(weights, rows)
+""",
+    },
+    "padded to a multiple of all the devices, not of the 'data' axis": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = len(mesh.devices.flat)
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P("data"))
+    padded = {
+        k: np.concatenate([v, np.zeros((m - n, *v.shape[1:]), v.dtype)]) for k, v in batch.items()
+    }
+    weights = (np.arange(m) < n).astype(np.float32)
+    return jax.device_put(padded, rows), jax.device_put(weights, rows)
+""",
+    },
+    "a whole extra block of padding when n is already a multiple": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    m = n + d - n % d
+    rows = NamedSharding(mesh, P("data"))
+    padded = {
+        k: np.concatenate([v, np.zeros((m - n, *v.shape[1:]), v.dtype)]) for k, v in batch.items()
+    }
+    weights = (np.arange(m) < n).astype(np.float32)
+    return jax.device_put(padded, rows), jax.device_put(weights, rows)
+""",
+    },
+    "a boolean mask for weights, as in lesson 03": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P("data"))
+    padded = {
+        k: np.concatenate([v, np.zeros((m - n, *v.shape[1:]), v.dtype)]) for k, v in batch.items()
+    }
+    mask = np.arange(m) < n
+    return jax.device_put(padded, rows), jax.device_put(mask, rows)
+""",
+    },
+    "the mesh's first axis taken for 'data'": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = mesh.devices.shape[0]
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P("data"))
+    padded = {
+        k: np.concatenate([v, np.zeros((m - n, *v.shape[1:]), v.dtype)]) for k, v in batch.items()
+    }
+    weights = (np.arange(m) < n).astype(np.float32)
+    return jax.device_put(padded, rows), jax.device_put(weights, rows)
 """,
     },
 }
@@ -324,21 +393,19 @@ def make_sharded_eval(mesh, batch_size):
     return jax.jit(evaluate, in_shardings=(everywhere, everywhere))
 """,
     },
-    "parameter specs by recursion over dicts": {
+    "tree.map, make_array_from_callback, edge padding with weight 0, jnp weights": {
         "task4-solution": """
-def param_specs(params):
-    def walk(tree):
-        specs = {}
-        for name, value in tree.items():
-            if isinstance(value, dict):
-                specs[name] = walk(value)
-            elif name == "kernel":
-                specs[name] = P(*((None,) * (value.ndim - 1)), "model")
-            else:
-                specs[name] = P()
-        return specs
+def shard_batch(batch, mesh):
+    n = jax.tree.leaves(batch)[0].shape[0]
+    m = math.ceil(n / mesh.shape["data"]) * mesh.shape["data"]
 
-    return walk(params)
+    def place(host):  # edge padding: copies of the last row, whose weight is 0
+        host = np.pad(np.asarray(host), [(0, m - n)] + [(0, 0)] * (host.ndim - 1), mode="edge")
+        sharding = NamedSharding(mesh, P("data", *[None] * (host.ndim - 1)))
+        return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
+
+    weights = jnp.where(jnp.arange(m) < n, 1.0, 0.0).astype(jnp.float32)
+    return jax.tree.map(place, batch), jax.device_put(weights, NamedSharding(mesh, P("data")))
 """,
     },
 }
