@@ -124,6 +124,10 @@ _WRONG = {
         "from functools import partial\n"
         + _TRAIN_STEP.replace("@jax.jit", '@partial(jax.jit, static_argnames="step")')
         + _TRAIN,
+        # the step static again, the jitted function under another name
+        _TRAIN_STEP.replace("@jax.jit\n", "").replace("def train_step(", "def _step(")
+        + '\ntrain_step = jax.jit(_step, static_argnames="step")\n'
+        + _TRAIN,
         # the EMA from the parameters before the update
         _TRAIN_STEP.replace(_UPDATE + _EMA, _EMA + _UPDATE) + _TRAIN,
         # a host copy per step: NumPy reads the value (in place for a one-device CPU array)
@@ -267,6 +271,7 @@ _WRONG_LABELS = {
         "the same key at every step",
         "float(loss) at every step",
         "the step as a static argument",
+        "the step static, jitted under another name",
         "EMA of the parameters before the update",
         "np.asarray(loss) at every step",
         "bool(jnp.isfinite(loss)) at every step",
