@@ -208,19 +208,9 @@ def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight
         + _T2_LR,
     },
     "the rate from a global schedule at the state's count (off by one, and one schedule)": {
-        "task2-solution": """
-_LAST_SCHEDULE = None
-
-
-def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
-    if warmup_steps == total_steps:
-        return optax.join_schedules(
-            [optax.linear_schedule(0.0, peak_lr, warmup_steps), optax.constant_schedule(end_lr)],
-            boundaries=[warmup_steps],
-        )
-    return optax.warmup_cosine_decay_schedule(0.0, peak_lr, warmup_steps, total_steps, end_lr)
-
-
+        "task2-solution": "\n_LAST_SCHEDULE = None\n"
+        + _T2_SCHEDULE
+        + """
 def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
     global _LAST_SCHEDULE
     _LAST_SCHEDULE = make_schedule(peak_lr, warmup_steps, total_steps, end_lr)
