@@ -21,6 +21,7 @@ from xdist.workermanage import WorkerController
 
 from autograder.kernel import strict_kernels
 from tests.kernel_pool import POOL_VARIABLE
+from tests.scopes import scheduling_scope
 
 # The id of this test run, shared by its xdist workers (they inherit the environment of the
 # process that starts them, after pytest_configure ran there): the lessons' executions carry
@@ -99,7 +100,8 @@ def measured_scope_seconds() -> dict[str, float]:
 
 
 class LongestFirstBookLast(LoadScopeScheduling):
-    """--dist loadscope, with the scopes handed out longest first and LAST_SCOPES last.
+    """--dist loadscope, with the scopes handed out longest first and LAST_SCOPES last, and an
+    assignment's autograde tests in the scope of its variant tests (tests/scopes.py).
 
     xdist queues the scopes with the most tests first. That put the book's 24 tests first and
     left a worker waiting for the other to execute every lesson, and it queued the lessons'
@@ -113,6 +115,9 @@ class LongestFirstBookLast(LoadScopeScheduling):
     def __init__(self, config: pytest.Config, log: Producer | None = None) -> None:
         super().__init__(config, log)
         self._ordered = False
+
+    def _split_scope(self, nodeid: str) -> str:
+        return scheduling_scope(super()._split_scope(nodeid))
 
     def _assign_work_unit(self, node: WorkerController) -> None:
         if not self._ordered:  # the first call: the queue holds every scope by now

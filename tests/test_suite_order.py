@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAST_SCOPES, measured_scope_seconds, work_order
+from conftest import LAST_SCOPES, LongestFirstBookLast, measured_scope_seconds, work_order
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import scope_seconds  # noqa: E402
@@ -31,6 +31,23 @@ def test_junit_classnames_become_xdist_scopes() -> None:
     assert scope_seconds.scope_of("tests.browser.test_book") == "tests/browser/test_book.py"
     with pytest.raises(ValueError, match="no test module"):
         scope_seconds.scope_of("conftest")
+    assert scope_seconds.scope_of("tests.test_autograde.TestAutograde_07_nnx") == (
+        "tests/test_exercise_variants.py::TestVariants_07_nnx"
+    ), "an assignment's autograde tests run in its variants' scope"
+
+
+def test_the_scheduler_puts_an_assignments_autograde_and_variants_on_one_worker() -> None:
+    scheduler = LongestFirstBookLast.__new__(LongestFirstBookLast)
+    split = scheduler._split_scope
+    autograde = "tests/test_autograde.py::TestAutograde_07_nnx::test_solution_scores_full_marks"
+    variant = "tests/test_exercise_variants.py::TestVariants_07_nnx::test_wrong[a]"
+    assert (
+        split(autograde) == split(variant) == "tests/test_exercise_variants.py::TestVariants_07_nnx"
+    )
+    assert split("tests/test_lessons.py::TestLesson_07_nnx::test_runs") == (
+        "tests/test_lessons.py::TestLesson_07_nnx"
+    )
+    assert split("tests/test_quiz_bank.py::test_a") == "tests/test_quiz_bank.py"
 
 
 def test_the_measurement_is_summed_per_scope(tmp_path: Path) -> None:

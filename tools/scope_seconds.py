@@ -22,18 +22,23 @@ from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.scopes import scheduling_scope  # noqa: E402
+
 SCOPE_SECONDS = ROOT / "tests" / "scope_seconds.json"
 
 
 def scope_of(classname: str) -> str:
-    """JUnit's ``tests.test_x.TestY`` -> xdist's scope ``tests/test_x.py::TestY``."""
+    """JUnit's ``tests.test_x.TestY`` -> the suite's scope ``tests/test_x.py::TestY`` (with an
+    assignment's autograde class in its variants class's scope, as conftest.py hands them out)."""
     parts = classname.split(".")
     modules = [i for i, part in enumerate(parts) if part.startswith("test_")]
     if not modules:
         raise ValueError(f"no test module in JUnit classname {classname!r}")
     last = modules[-1]
     scope = "/".join(parts[: last + 1]) + ".py"
-    return "::".join([scope, *parts[last + 1 :]])
+    return scheduling_scope("::".join([scope, *parts[last + 1 :]]))
 
 
 def seconds_per_scope(junit_xml: Path) -> dict[str, float]:
