@@ -22,6 +22,9 @@ GOOD = [
     "plt.plot([1, 2, 3])\nprint(f'GPU figure: 99_answer = {value} units on cpu')",
     "value",
     "import quiz\nquiz.show(lesson='00_gpu_detection')",
+    "%%writefile answer.py\nANSWER = 42\n",  # the one IPython magic the notebooks use
+    "%%writefile -a answer.py\nprint(ANSWER)\n",
+    "exec(open('answer.py').read())",
 ]
 FAILING = ["x = 1", "raise ValueError('the claim is false')", "print('never runs')"]
 SLOW = ["import time\ntime.sleep(60)"]
@@ -71,6 +74,11 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     assert cells[0]["stdout"].strip() == "measured"
     assert cells[2]["stdout"].strip() == "42"  # the last expression is shown, as in Jupyter
     assert cells[3]["status"] == "skipped" and "quiz" in cells[3]["note"]
+    assert [c["stdout"].strip() for c in cells[4:]] == [
+        "Writing answer.py",
+        "Appending to answer.py",
+        "42",
+    ]
     assert report["figures"] == [
         {
             "notebook": runs["good"]["notebook"],

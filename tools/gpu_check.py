@@ -58,6 +58,8 @@ FIGURE_LINE = re.compile(
 )
 # Modules the lessons need that jax imports only when used, so a bare box may lack them.
 LAZY_MODULES = {"flatbuffers": "jax.export's serialisation: lesson 09 and its solution"}
+# The one IPython magic the course's notebooks use: a cell that writes its body to a file.
+WRITEFILE = re.compile(r"%%writefile(?P<append>[ \t]+-a)?[ \t]+(?P<path>\S+)[ \t]*(?:\n|$)")
 MAX_CELL_TEXT = 20_000
 MAX_MD_CELL_TEXT = 2_500
 MIN_NOTEBOOK_S = 15.0  # do not start a notebook with less budget than this
@@ -142,6 +144,27 @@ def _compile_cell(source: str, filename: str) -> tuple[object, object | None]:
     return body, (compile(last, filename, "eval") if last is not None else None)
 
 
+def _run_code(source: str, filename: str, namespace: dict[str, object]) -> None:
+    body, last = _compile_cell(source, filename)
+    exec(body, namespace)  # noqa: S102 - executing the course's own notebooks
+    if last is not None:
+        value = eval(last, namespace)  # noqa: S307
+        if value is not None:
+            print(repr(value))
+
+
+def _write_file(match: re.Match[str], body: str) -> None:
+    """``%%writefile [-a] PATH`` as IPython runs it: the rest of the cell goes into PATH."""
+    path = Path(match["path"])
+    if match["append"]:
+        print(f"Appending to {path}")
+        with path.open("a", encoding="utf-8") as file:
+            file.write(body)
+        return
+    print(f"{'Overwriting' if path.exists() else 'Writing'} {path}")
+    path.write_text(body, encoding="utf-8")
+
+
 def _save_figures(figure_dir: Path, stem: str) -> list[str]:
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
@@ -193,12 +216,11 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
                 )
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                    body, last = _compile_cell(source, str(cell_file))
-                    exec(body, namespace)  # noqa: S102 - executing the course's own notebooks
-                    if last is not None:
-                        value = eval(last, namespace)  # noqa: S307
-                        if value is not None:
-                            print(repr(value))
+                    magic = WRITEFILE.match(source)
+                    if magic:
+                        _write_file(magic, source[magic.end() :])
+                    else:
+                        _run_code(source, str(cell_file), namespace)
                 cell.status = "ok"
             except BaseException as error:  # noqa: BLE001 - a notebook may raise anything
                 if isinstance(error, KeyboardInterrupt):
