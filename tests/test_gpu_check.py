@@ -58,7 +58,9 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
         slow,
         unreached,
         "--budget-s",
-        "35",  # the slow notebook runs out the budget, the last one is not reached
+        "20",  # the slow notebook runs out the budget, the last one is not reached
+        "--min-notebook-s",
+        "5",
     )
     assert code == 1
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", report["date"]), "the book shows it"

@@ -1,6 +1,6 @@
 """Run the whole course on one machine without Jupyter and report what it saw.
 
-    python3 tools/gpu_check.py --out DIR [--budget-s 420] [--notebook-timeout-s 240] [NOTEBOOK ...]
+    python3 tools/gpu_check.py --out DIR [--budget-s 480] [--notebook-timeout-s 240] [NOTEBOOK ...]
 
 Made for a bare GPU box: it needs the standard library and what the lessons import (jax,
 flax, optax, orbax-checkpoint, numpy, matplotlib, tqdm), but no Jupyter, nbclient,
@@ -551,7 +551,7 @@ class Schedule:
 
     def run(self, path: Path, env: dict[str, str] | None = None) -> NotebookRun:
         left = self.left()
-        if left < MIN_NOTEBOOK_S:
+        if left < self.args.min_notebook_s:
             return NotebookRun(display_name(path), "not reached", 0.0, [])
         with self.lock:
             self.sampler.running += 1
@@ -588,6 +588,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-s", type=float, default=480.0, help="overall budget (480)")
     parser.add_argument(
         "--notebook-timeout-s", type=float, default=240.0, help="limit for one notebook (240)"
+    )
+    parser.add_argument(
+        "--min-notebook-s",
+        type=float,
+        default=MIN_NOTEBOOK_S,
+        help=f"do not start a notebook with less budget left than this ({MIN_NOTEBOOK_S:.0f})",
     )
     parser.add_argument(
         "--jobs",
