@@ -174,38 +174,49 @@ TIMED = [
     "import json, os, time, pathlib\n"
     "start = time.time(); time.sleep(2.5)\n"
     "seen = {k: os.environ.get(k) for k in ('XLA_CLIENT_MEM_FRACTION', "
-    "'XLA_PYTHON_CLIENT_MEM_FRACTION')}\n"
+    "'XLA_PYTHON_CLIENT_MEM_FRACTION', 'XLA_PYTHON_CLIENT_PREALLOCATE')}\n"
     "pathlib.Path(os.environ['RUN_LOG'], pathlib.Path.cwd().name + '.json').write_text("
     "json.dumps([start, time.time(), seen]))"
 ]
 
 
-def test_solutions_run_jobs_at_a_time_and_lessons_alone(
+def test_solutions_run_jobs_at_a_time_and_lessons_alone_but_one_on_cpu_devices(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = tmp_path / "log"
     log.mkdir()
     monkeypatch.setenv("RUN_LOG", str(log))
     monkeypatch.setenv("XLA_PYTHON_CLIENT_MEM_FRACTION", ".5")  # the old name: dropped for jobs
-    lessons = [_notebook(tmp_path, f"lesson{i}", TIMED) for i in range(2)]
+    lessons = [_notebook(tmp_path, f"lesson{i}", TIMED) for i in range(3)]
     solutions = []
     for i in range(3):
         path = tmp_path / f"solution{i}" / "exercises.ipynb"
         path.parent.mkdir()
         _notebook(tmp_path, f"solution{i}-src", TIMED).rename(path)
         solutions.append(path)
-    code, report = _check(tmp_path / "out", *lessons, *solutions, "--jobs", "3")
+    code, report = _check(
+        tmp_path / "out", *lessons, *solutions, "--jobs", "3", "--beside", lessons[2]
+    )  # on a GPU, the lessons whose configuration there runs on CPU devices are the default
     assert code == 0, json.dumps(report["notebooks"], indent=1)[-3000:]
     assert report["jobs"] == 3
+    assert report["beside"] == [str(lessons[2])]
     spans = {p.stem: json.loads(p.read_text()) for p in log.glob("*.json")}
-    l0, l1 = spans["lesson0"], spans["lesson1"]
+    l0, l1, beside = spans["lesson0"], spans["lesson1"], spans["lesson2"]
     sol = [spans[f"solution{i}"] for i in range(3)]
     assert l0[1] <= l1[0] or l1[1] <= l0[0], "two lessons ran at the same time"
+    assert beside[0] < min(l0[1], l1[1]), "the lesson on CPU devices waited for a GPU lesson"
     assert max(s[0] for s in sol) < min(s[1] for s in sol), "the solutions did not overlap"
-    assert min(s[0] for s in sol) >= max(l0[1], l1[1]), "solutions started before the lessons ended"
+    ended = max(l0[1], l1[1], beside[1])
+    assert min(s[0] for s in sol) >= ended, "solutions started before the lessons ended"
     for *_, seen in sol:
-        assert seen == {"XLA_CLIENT_MEM_FRACTION": "0.300", "XLA_PYTHON_CLIENT_MEM_FRACTION": None}
-    assert spans["lesson0"][2]["XLA_CLIENT_MEM_FRACTION"] is None  # lessons keep the defaults
+        assert seen == {
+            "XLA_CLIENT_MEM_FRACTION": "0.300",
+            "XLA_PYTHON_CLIENT_MEM_FRACTION": None,
+            "XLA_PYTHON_CLIENT_PREALLOCATE": None,
+        }
+    assert l0[2]["XLA_CLIENT_MEM_FRACTION"] is None  # lessons keep the defaults
+    assert l0[2]["XLA_PYTHON_CLIENT_PREALLOCATE"] is None
+    assert beside[2]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"  # the GPU lane has the memory
 
 
 def test_the_plan_reads_earlier_reports_and_guesses_the_rest(
@@ -237,6 +248,10 @@ def test_the_plan_reads_earlier_reports_and_guesses_the_rest(
     assert plan.total_s == gpu_plan.PROBE_S + 110.0
     assert "fits the budget of 480 s" in gpu_plan.describe(plan, 480)
     assert "s over the budget of 60 s" in gpu_plan.describe(plan, 60)
+    # a lesson on CPU devices runs beside the others: the lessons take the longer lane
+    beside = gpu_plan.plan(names, known, jobs=2, beside=frozenset({"lessons/01_b/lesson.ipynb"}))
+    assert beside.lessons_s == 50.0 and beside.beside_s == 40.0  # 20 + 30 next to 40
+    assert "lessons on CPU devices: 40 s" in gpu_plan.describe(beside, 480)
     with pytest.raises(gpu_plan.ReportError, match="report.json: not a gpu_check report"):
         (tmp_path / "report.json").write_text("{}")
         gpu_plan.known_seconds([tmp_path / "report.json"])

@@ -56,6 +56,12 @@ FIGURE_LINE = re.compile(
     r"^GPU figure:\s*(?P<name>[\w.\-]+)\s*=\s*"
     r"(?P<value>[-+]?\d[\d.]*(?:e[-+]?\d+)?|\S+)\s*(?P<rest>.*)$"
 )
+# A lesson whose configuration on this GPU machine puts its work on CPU devices (its
+# device-config cell sets CONFIG["devices"] = "cpu": lesson 06 and 10 on one GPU, lesson 15's
+# jobs) runs beside the GPU lessons instead of after them: its figures are the CPU's, and it
+# leaves the GPU's memory to the lesson that is timing the GPU.
+CPU_DEVICES = "cpu"
+BESIDE_ENV = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
 # Modules the lessons need that jax imports only when used, so a bare box may lack them.
 LAZY_MODULES = {"flatbuffers": "jax.export's serialisation: lesson 09 and its solution"}
 # The one IPython magic the course's notebooks use: a cell that writes its body to a file.
@@ -237,7 +243,26 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
     return 1 if failed else 0
 
 
-def probe_machine() -> dict[str, object]:
+def lessons_on_cpu_devices(lessons: list[Path]) -> list[str]:
+    """The lessons whose configuration for this machine's device puts their work on CPU devices
+    (each lesson's device-config cell evaluated as tools/device_table.py does)."""
+    import device_table
+
+    from course.device import this_machine
+
+    device, found = this_machine(), []
+    for path in lessons:
+        try:
+            config, _ = device_table.configuration(path, device)
+        except device_table.ConfigCellError as error:
+            print(f"{path}: {error}; it runs with the GPU lessons", file=sys.stderr)
+            continue
+        if config.get("devices") == CPU_DEVICES:
+            found.append(display_name(path))
+    return found
+
+
+def probe_machine(lessons: list[Path]) -> dict[str, object]:
     """Facts about the machine, as JAX and nvidia-smi report them (run in a child process)."""
     from importlib import metadata
 
@@ -275,6 +300,7 @@ def probe_machine() -> dict[str, object]:
     except (OSError, subprocess.TimeoutExpired) as error:
         facts["nvidia_smi"] = f"not available ({error.__class__.__name__})"
     facts["environment_info"] = jax.print_environment_info(return_string=True)
+    facts["lessons_on_cpu_devices"] = lessons_on_cpu_devices(lessons)
     facts["missing_modules"] = [
         f"{name} ({purpose}; pinned as {pin_of(name)})"
         for name, purpose in LAZY_MODULES.items()
@@ -442,6 +468,7 @@ def markdown_report(
     jobs: int,
     date: str,
     commit: str | None,
+    beside: list[str] | None = None,
 ) -> str:
     versions = machine.get("versions", {})
     lines = [
@@ -461,8 +488,9 @@ def markdown_report(
         "- modules the lessons need that this Python lacks (install them before running): "
         f"{'; '.join(machine.get('missing_modules', [])) or 'none'}",  # type: ignore[arg-type]
         sharing_line(sharing),
-        f"- budget {budget_s:.0f} s, used {total_s:.0f} s; lessons one at a time, solutions "
-        f"{jobs} at a time",
+        f"- budget {budget_s:.0f} s, used {total_s:.0f} s; lessons one at a time"
+        + (f" (beside them, one at a time, on CPU devices: {', '.join(beside)})" if beside else "")
+        + f", then solutions {jobs} at a time",
         "",
         "| notebook | result | seconds | cells run | skipped | failing cell |",
         "|---|---|---:|---:|---:|---:|",
@@ -566,10 +594,18 @@ class Schedule:
         print(f"{run.notebook}: {run.result} in {run.seconds:.1f} s", flush=True)
         return run
 
-    def run_all(self, notebooks: list[Path], jobs: int) -> list[NotebookRun]:
-        lessons = [p for p in notebooks if is_lesson(p)]
+    def run_all(
+        self, notebooks: list[Path], jobs: int, beside: frozenset[Path] = frozenset()
+    ) -> list[NotebookRun]:
+        """Lessons one at a time, the lessons in ``beside`` (on CPU devices) one at a time next to
+        them, then the solutions ``jobs`` at a time."""
+        lessons = [p for p in notebooks if is_lesson(p) and p not in beside]
+        side = [p for p in notebooks if is_lesson(p) and p in beside]
         others = [p for p in notebooks if not is_lesson(p)]
-        runs = {p: self.run(p) for p in lessons}
+        with ThreadPoolExecutor(max_workers=1) as lane:
+            side_runs = lane.submit(lambda: {p: self.run(p, BESIDE_ENV) for p in side})
+            runs = {p: self.run(p) for p in lessons}
+            runs.update(side_runs.result())
         env = {"XLA_CLIENT_MEM_FRACTION": f"{0.9 / jobs:.3f}"} if jobs > 1 else None
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             runs.update(zip(others, pool.map(lambda p: self.run(p, env), others), strict=True))
@@ -602,6 +638,14 @@ def main(argv: list[str] | None = None) -> int:
         "always run one at a time",
     )
     parser.add_argument(
+        "--beside",
+        type=Path,
+        action="append",
+        default=None,
+        help="a lesson to run beside the others instead of after them (repeatable; default on a "
+        "GPU: the lessons whose configuration there runs on CPU devices)",
+    )
+    parser.add_argument(
         "--estimate-from",
         type=Path,
         action="append",
@@ -626,7 +670,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return run_notebook(args.child.resolve(), args.result, args.figures)
     if args.probe:
-        args.probe.write_text(json.dumps(probe_machine()))
+        args.probe.write_text(json.dumps(probe_machine(args.notebooks)))
         return 0
     if args.out is None:
         parser.error("--out DIR is required")
@@ -650,24 +694,33 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
         work = Path(scratch)
         probe_file = work / "machine.json"
-        code, _ = _run_child(["--probe", str(probe_file)], 120, work / "probe.log")
+        lessons = [str(p) for p in notebooks if is_lesson(p)]
+        code, _ = _run_child(["--probe", str(probe_file), *lessons], 120, work / "probe.log")
         machine = (
             json.loads(probe_file.read_text())
             if code == 0
             else {"probe_error": _tail(work / "probe.log")}
         )
-        jobs = args.jobs or (4 if machine.get("backend") == "gpu" else 1)
+        on_gpu = machine.get("backend") == "gpu"
+        jobs = args.jobs or (4 if on_gpu else 1)
+        if args.beside is not None:
+            beside = frozenset(p.resolve() for p in args.beside) & set(notebooks)
+        else:
+            on_cpu = set(machine.get("lessons_on_cpu_devices", [])) if on_gpu else set()
+            beside = frozenset(p for p in notebooks if display_name(p) in on_cpu)
         print(
             f"machine: {machine.get('backend')} × {machine.get('device_count')} "
-            f"{machine.get('device_kind')}; solutions {jobs} at a time",
+            f"{machine.get('device_kind')}; solutions {jobs} at a time; beside the lessons: "
+            f"{', '.join(sorted(display_name(p) for p in beside)) or 'none'}",
             flush=True,
         )
         if known:
-            plan = gpu_plan.plan([display_name(p) for p in notebooks], known, jobs)
+            names = [display_name(p) for p in notebooks]
+            plan = gpu_plan.plan(names, known, jobs, {display_name(p) for p in beside})
             print(gpu_plan.describe(plan, args.budget_s), flush=True)
         sampler = gpu_sharing.Sampler().start()
         try:
-            runs = Schedule(args, work, sampler).run_all(notebooks, jobs)
+            runs = Schedule(args, work, sampler).run_all(notebooks, jobs, beside)
         finally:
             sampler.stop()
         with zipfile.ZipFile(args.out / "figures.zip", "w", zipfile.ZIP_DEFLATED) as archive:
@@ -675,19 +728,23 @@ def main(argv: list[str] | None = None) -> int:
                 archive.write(png, png.name)
     total = time.perf_counter() - start
     sharing = sampler.summary()
+    side = sorted(display_name(p) for p in beside)
     report = {
         "date": date,  # the book (course/book/gpu_runs.py) shows these with the outputs
         "commit": commit,
         "machine": machine,
         "budget_s": args.budget_s,
         "jobs": jobs,
+        "beside": side,
         "seconds": round(total, 1),
         "gpu_sharing": sharing,
         "figures": collect_figures(runs),
         "notebooks": [asdict(r) for r in runs],
     }
     (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-    markdown = markdown_report(machine, runs, args.budget_s, total, sharing, jobs, date, commit)
+    markdown = markdown_report(
+        machine, runs, args.budget_s, total, sharing, jobs, date, commit, side
+    )
     (args.out / "report.md").write_text(markdown)
     passed = sum(r.result == "pass" for r in runs)
     print(

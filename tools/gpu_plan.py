@@ -79,9 +79,10 @@ def _kind(notebook: str) -> str:
 @dataclass(frozen=True)
 class Plan:
     timings: dict[str, Timing]
-    lessons_s: float
+    lessons_s: float  # the longer of the two lanes: GPU lessons, and lessons on CPU devices
     solutions_s: float
     jobs: int
+    beside_s: float = 0.0  # the lessons on CPU devices, run beside the others
 
     @property
     def total_s(self) -> float:
@@ -96,15 +97,21 @@ def _queues(seconds: list[float], jobs: int) -> float:
     return max(queues, default=0.0)
 
 
-def plan(notebooks: list[str], known: dict[str, Timing], jobs: int) -> Plan:
+def plan(
+    notebooks: list[str], known: dict[str, Timing], jobs: int, beside: frozenset[str] = frozenset()
+) -> Plan:
+    """The notebooks' times and the run's length; ``beside``: lessons that run next to the
+    others, one at a time (tools/gpu_check.py: on CPU devices)."""
     medians = {}
     for kind in ("lesson", "solution"):
         timed = [t.seconds for name, t in known.items() if _kind(name) == kind]
         medians[kind] = statistics.median(timed) if timed else DEFAULT_S
     timings = {name: known.get(name, Timing(medians[_kind(name)], "guess")) for name in notebooks}
-    lessons = [t.seconds for name, t in timings.items() if _kind(name) == "lesson"]
+    lessons = [t.seconds for n, t in timings.items() if _kind(n) == "lesson" and n not in beside]
+    side = [t.seconds for n, t in timings.items() if _kind(n) == "lesson" and n in beside]
     solutions = [t.seconds for name, t in timings.items() if _kind(name) == "solution"]
-    return Plan(timings, sum(lessons), _queues(solutions, jobs), jobs)
+    lanes = max(sum(lessons), sum(side))
+    return Plan(timings, lanes, _queues(solutions, jobs), jobs, sum(side))
 
 
 def describe(plan: Plan, budget_s: float) -> str:
@@ -112,6 +119,10 @@ def describe(plan: Plan, budget_s: float) -> str:
     for name, timing in plan.timings.items():
         lines.append(f"  {name}: {timing.seconds:.0f} s ({timing.source})")
     verdict = "fits" if plan.total_s <= budget_s else f"is {plan.total_s - budget_s:.0f} s over"
+    if plan.beside_s:
+        lines.append(
+            f"  (lessons on CPU devices: {plan.beside_s:.0f} s, one at a time beside the others)"
+        )
     lines.append(
         f"  = probe {PROBE_S:.0f} s + lessons {plan.lessons_s:.0f} s one at a time + solutions "
         f"{plan.solutions_s:.0f} s on {plan.jobs} jobs = {plan.total_s:.0f} s: {verdict} the "
@@ -210,6 +221,21 @@ def scaled_lessons(run_path: Path, executed_dir: Path, lessons: list[str]) -> di
     return timings
 
 
+def lessons_on_cpu_devices(root: Path, lessons: list[str], profile: str) -> frozenset[str]:
+    """The lessons the GPU check runs beside the others on that GPU (needs the course's
+    environment: each lesson's device-config cell is evaluated for the profile)."""
+    import device_table
+
+    from course.device import simulated
+
+    device = simulated(profile)
+    return frozenset(
+        name
+        for name in lessons
+        if device_table.configuration(root / name, device)[0].get("devices") == "cpu"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="The GPU check's plan, lessons scaled per cell")
     parser.add_argument("run", type=Path, help="a GPU run's report.json (docs/gpu-runs/*.json)")
@@ -217,6 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--budget-s", type=float, default=480.0)
     parser.add_argument("--reports", type=Path, nargs="*", default=[], help="for the solutions")
+    parser.add_argument(
+        "--profile",
+        default="h200",
+        help="the GPU whose configurations decide which lessons "
+        "run on CPU devices beside the others (course/device.py's PROFILES; default h200)",
+    )
     args = parser.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
     lessons = [
@@ -231,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         known.update(scaled_lessons(args.run, args.executed, lessons))
     except ReportError as error:
         parser.error(str(error))
-    print(describe(plan(lessons + solutions, known, args.jobs), args.budget_s))
+    beside = lessons_on_cpu_devices(root, lessons, args.profile)
+    print(describe(plan(lessons + solutions, known, args.jobs, beside), args.budget_s))
     return 0
 
 
