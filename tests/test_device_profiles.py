@@ -10,15 +10,14 @@ which profiles add a configuration the CPU run does not cover).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from autograder.kernel import STRICT_MODULES
+from course.book import lessons
 from course.device import PROFILE_VARIABLE, PROFILES, ProfileError, simulated
 from tests.course import lesson_notebook
 
@@ -86,51 +85,26 @@ def test_the_suite_runs_each_new_configuration_once() -> None:
     assert runs, "no profile changes any lesson's configuration"
 
 
-def run_lesson_under_profile(folder: str, profile: str, out: Path) -> tuple[int, dict]:
-    env = {**os.environ, PROFILE_VARIABLE: profile}
-    result = subprocess.run(
-        [
-            sys.executable,
-            ROOT / "tools" / "gpu_check.py",
-            "--strict",
-            "--out",
-            out,
-            "--budget-s",
-            "600",
-            "--notebook-timeout-s",
-            "600",
-            lesson_notebook(folder),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert (out / "report.json").exists(), result.stdout[-2000:] + result.stderr[-2000:]
-    [run] = json.loads((out / "report.json").read_text())["notebooks"]
-    return result.returncode, run
-
-
-def failure_text(run: dict) -> str:
-    failing = [c for c in run["cells"] if c["status"] in ("error", "running")]
-    if not failing:
-        return run.get("log_tail", "")
-    cell = failing[0]
-    head = f"cell {cell['index']}:\n{cell['source_head']}\n"
-    return head + f"{cell['traceback']}\n{cell['stdout'][-1500:]}"
-
-
 class _TestProfileRun:
-    """One lesson under one device profile, on the CPU (one class each: xdist spreads them)."""
+    """One lesson under one device profile, on the CPU (one class each: xdist spreads them).
+
+    The lesson runs as tests/test_lessons.py runs every lesson: top to bottom in one of the
+    suite's strict kernels (forked from its pool, with the stack imported), which inherits
+    ``COURSE_DEVICE_PROFILE``. By hand, without Jupyter: ``COURSE_DEVICE_PROFILE=h200 python
+    tools/gpu_check.py --strict --out DIR lessons/NN_topic/lesson.ipynb`` (tests/test_gpu_check.py
+    runs a lesson that way).
+    """
 
     folder: str
     profile: str
 
-    def test_lesson_passes_at_the_profiles_sizes(self, tmp_path: Path) -> None:
-        code, run = run_lesson_under_profile(self.folder, self.profile, tmp_path)
-        assert code == 0 and run["result"] == "pass", (
-            f"{self.folder} under {PROFILE_VARIABLE}={self.profile}: {run['result']}\n"
-            + failure_text(run)
+    def test_lesson_passes_at_the_profiles_sizes(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv(PROFILE_VARIABLE, self.profile)
+        execution = lessons.execute(lesson_notebook(self.folder), tmp_path, run=self.profile)
+        assert execution.passed, (
+            f"{self.folder} under {PROFILE_VARIABLE}={self.profile}:\n{execution.error}"
         )
 
 

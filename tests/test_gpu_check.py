@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course import solution_notebook
+from tests.course import lesson_notebook, solution_notebook
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
 
@@ -129,13 +129,25 @@ def test_unknown_notebooks_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_course_solution_passes_without_jupyter(tmp_path: Path) -> None:
-    """Lessons run through this tool in the suite already: every device-profile run is one
-    (tests/test_device_profiles.py). A solution, with its hidden tests, is checked here."""
+    """A solution, with its hidden tests, as the GPU machine runs it."""
     path = solution_notebook("01_jit_compilation")
     code, report = _check(tmp_path / "out", path)
     [run] = report["notebooks"]
     assert code == 0, json.dumps(run, indent=1)[-4000:]
     assert report["machine"]["backend"] == "cpu"
+
+
+def test_a_lesson_passes_strictly_under_a_device_profile_without_jupyter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lesson at a GPU's sizes, as a contributor checks one by hand (the suite's profile runs,
+    tests/test_device_profiles.py, use its kernels instead)."""
+    monkeypatch.setenv("COURSE_DEVICE_PROFILE", "h200")
+    code, report = _check(tmp_path / "out", lesson_notebook("02_async_timing"), "--strict")
+    [run] = report["notebooks"]
+    assert code == 0, json.dumps(run, indent=1)[-4000:]
+    said = "\n".join(cell["stdout"] for cell in run["cells"])
+    assert "profile 'h200' simulated on the CPU" in said
 
 
 @pytest.mark.parametrize(
