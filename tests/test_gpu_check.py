@@ -25,6 +25,7 @@ GOOD = [
     "%%writefile answer.py\nANSWER = 42\n",  # the one IPython magic the notebooks use
     "%%writefile -a answer.py\nprint(ANSWER)\n",
     "exec(open('answer.py').read())",
+    "import atexit, pathlib\natexit.register(pathlib.Path('atexit-ran').write_text, 'yes')",
 ]
 FAILING = ["x = 1", "raise ValueError('the claim is false')", "print('never runs')"]
 SLOW = ["import time\ntime.sleep(60)"]
@@ -76,11 +77,15 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     assert cells[0]["stdout"].strip() == "measured"
     assert cells[2]["stdout"].strip() == "42"  # the last expression is shown, as in Jupyter
     assert cells[3]["status"] == "skipped" and "quiz" in cells[3]["note"]
-    assert [c["stdout"].strip() for c in cells[4:]] == [
+    assert [c["stdout"].strip() for c in cells[4:7]] == [
         "Writing answer.py",
         "Appending to answer.py",
         "42",
     ]
+    # forked from a process with the stack imported, and ended as Python ends: atexit hooks ran
+    assert report["machine"]["preload"]["used"] is True
+    assert {"jax", "matplotlib.pyplot"} <= set(report["machine"]["preload"]["loaded"])
+    assert (good.parent / "atexit-ran").read_text() == "yes"
     assert report["figures"] == [
         {
             "notebook": runs["good"]["notebook"],
@@ -110,8 +115,9 @@ def test_a_broken_notebook_is_named_in_the_report(tmp_path: Path) -> None:
     broken = tmp_path / "broken" / "lesson.ipynb"
     broken.parent.mkdir()
     broken.write_text("{ not json")
-    code, report = _check(tmp_path / "out", broken, "--commit", "0123abc")
+    code, report = _check(tmp_path / "out", broken, "--commit", "0123abc", "--no-preload")
     assert code == 1
+    assert report["machine"]["preload"] == {"used": False, "why": "--no-preload"}
     assert report["commit"] == "0123abc", "--commit names it where there is no git"
     assert "- commit: 0123abc" in (tmp_path / "out" / "report.md").read_text()
     [run] = report["notebooks"]

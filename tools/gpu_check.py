@@ -47,6 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling modules, when imported
 import gpu_plan  # noqa: E402
 import gpu_sharing  # noqa: E402
+import gpu_zygote  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SKIP_MARKERS = {"quiz.show(": "quiz widget (needs Jupyter)"}
@@ -362,10 +363,35 @@ def _child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+# The process children are forked from, once main() has started it (tools/gpu_zygote.py).
+ZYGOTE: gpu_zygote.Zygote | None = None
+
+
+def start_zygote(work: Path) -> dict[str, object]:
+    """Start the process that forks the children, with the stack imported; what it preloaded,
+    or why the children start afresh instead."""
+    global ZYGOTE
+    command = [sys.executable, __file__, "--zygote"]
+    try:
+        ZYGOTE = gpu_zygote.Zygote(command, _child_env(), work / "zygote.log")
+    except gpu_zygote.ZygoteError as error:
+        return {"used": False, "why": str(error)}
+    return {"used": True, **{k: ZYGOTE.facts[k] for k in ("loaded", "failed", "warnings")}}
+
+
+def stop_zygote() -> None:
+    global ZYGOTE
+    if ZYGOTE is not None:
+        ZYGOTE.close()
+        ZYGOTE = None
+
+
 def _run_child(
     args: list[str], timeout_s: float, log_path: Path, env: dict[str, str] | None = None
 ) -> tuple[int | None, float]:
     """Run this script as a child in its own process group; kill the group on timeout."""
+    if ZYGOTE is not None:
+        return ZYGOTE.run(args, _child_env(env), log_path, timeout_s)
     start = time.perf_counter()
     with log_path.open("w") as log:
         child = subprocess.Popen(
@@ -448,6 +474,18 @@ def _fence(text: str) -> str:
     return "```\n" + text.replace("```", "'''").rstrip() + "\n```"
 
 
+def preload_line(preload: dict[str, object]) -> str:
+    if not preload.get("used"):
+        return f"- each notebook in a fresh process ({preload.get('why', 'no preload')})"
+    line = "- each notebook in a process forked from one that had imported " + ", ".join(
+        preload.get("loaded", [])  # type: ignore[arg-type]
+    )
+    failed = preload.get("failed") or {}
+    if failed:
+        line += f" (not preloaded: {'; '.join(f'{k}: {v}' for k, v in failed.items())})"  # type: ignore[union-attr]
+    return line
+
+
 def sharing_line(sharing: dict[str, object]) -> str:
     if sharing.get("shared") is None:
         return f"- GPU shared with another process: unknown ({sharing.get('why')})"
@@ -487,6 +525,7 @@ def markdown_report(
         f"- CUDA packages: {', '.join(machine.get('cuda_packages', [])) or 'none'}",  # type: ignore[arg-type]
         "- modules the lessons need that this Python lacks (install them before running): "
         f"{'; '.join(machine.get('missing_modules', [])) or 'none'}",  # type: ignore[arg-type]
+        preload_line(machine.get("preload", {})),  # type: ignore[arg-type]
         sharing_line(sharing),
         f"- budget {budget_s:.0f} s, used {total_s:.0f} s; lessons one at a time"
         + (f" (beside them, one at a time, on CPU devices: {', '.join(beside)})" if beside else "")
@@ -612,6 +651,44 @@ class Schedule:
         return [runs[p] for p in notebooks]
 
 
+def run_checks(
+    args: argparse.Namespace, notebooks: list[Path], work: Path, known: dict[str, gpu_plan.Timing]
+) -> tuple[list[NotebookRun], dict[str, object], int, frozenset[Path], dict[str, object]]:
+    """Probe the machine, print the plan, run the notebooks: (runs, machine, jobs, the lessons
+    run beside the others, whether the GPU was shared)."""
+    probe_file = work / "machine.json"
+    lessons = [str(p) for p in notebooks if is_lesson(p)]
+    code, _ = _run_child(["--probe", str(probe_file), *lessons], 120, work / "probe.log")
+    machine = (
+        json.loads(probe_file.read_text())
+        if code == 0
+        else {"probe_error": _tail(work / "probe.log")}
+    )
+    on_gpu = machine.get("backend") == "gpu"
+    jobs = args.jobs or (4 if on_gpu else 1)
+    if args.beside is not None:
+        beside = frozenset(p.resolve() for p in args.beside) & set(notebooks)
+    else:
+        on_cpu = set(machine.get("lessons_on_cpu_devices", [])) if on_gpu else set()
+        beside = frozenset(p for p in notebooks if display_name(p) in on_cpu)
+    print(
+        f"machine: {machine.get('backend')} × {machine.get('device_count')} "
+        f"{machine.get('device_kind')}; solutions {jobs} at a time; beside the lessons: "
+        f"{', '.join(sorted(display_name(p) for p in beside)) or 'none'}",
+        flush=True,
+    )
+    if known:
+        names = [display_name(p) for p in notebooks]
+        plan = gpu_plan.plan(names, known, jobs, frozenset(display_name(p) for p in beside))
+        print(gpu_plan.describe(plan, args.budget_s), flush=True)
+    sampler = gpu_sharing.Sampler().start()
+    try:
+        runs = Schedule(args, work, sampler).run_all(notebooks, jobs, beside)
+    finally:
+        sampler.stop()
+    return runs, machine, jobs, beside, sampler.summary()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -661,12 +738,22 @@ def main(argv: list[str] | None = None) -> int:
         "--commit",
         help="the course commit these files are at, when the folder is not a git checkout",
     )
+    parser.add_argument(
+        "--no-preload",
+        action="store_true",
+        help="start every notebook's process afresh (default: fork it from one process that "
+        "has imported jax, flax, optax, orbax and matplotlib once)",
+    )
+    parser.add_argument("--zygote", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--figures", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.zygote:
+        strict = STRICT_MODULES if os.environ.get(STRICT_VARIABLE) == "1" else None
+        return gpu_zygote.serve(main, strict)
     if args.child:
         return run_notebook(args.child.resolve(), args.result, args.figures)
     if args.probe:
@@ -693,41 +780,18 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
         work = Path(scratch)
-        probe_file = work / "machine.json"
-        lessons = [str(p) for p in notebooks if is_lesson(p)]
-        code, _ = _run_child(["--probe", str(probe_file), *lessons], 120, work / "probe.log")
-        machine = (
-            json.loads(probe_file.read_text())
-            if code == 0
-            else {"probe_error": _tail(work / "probe.log")}
-        )
-        on_gpu = machine.get("backend") == "gpu"
-        jobs = args.jobs or (4 if on_gpu else 1)
-        if args.beside is not None:
-            beside = frozenset(p.resolve() for p in args.beside) & set(notebooks)
-        else:
-            on_cpu = set(machine.get("lessons_on_cpu_devices", [])) if on_gpu else set()
-            beside = frozenset(p for p in notebooks if display_name(p) in on_cpu)
-        print(
-            f"machine: {machine.get('backend')} × {machine.get('device_count')} "
-            f"{machine.get('device_kind')}; solutions {jobs} at a time; beside the lessons: "
-            f"{', '.join(sorted(display_name(p) for p in beside)) or 'none'}",
-            flush=True,
-        )
-        if known:
-            names = [display_name(p) for p in notebooks]
-            plan = gpu_plan.plan(names, known, jobs, {display_name(p) for p in beside})
-            print(gpu_plan.describe(plan, args.budget_s), flush=True)
-        sampler = gpu_sharing.Sampler().start()
+        preload: dict[str, object] = {"used": False, "why": "--no-preload"}
+        if not args.no_preload:
+            preload = start_zygote(work)
         try:
-            runs = Schedule(args, work, sampler).run_all(notebooks, jobs, beside)
+            runs, machine, jobs, beside, sharing = run_checks(args, notebooks, work, known)
         finally:
-            sampler.stop()
+            stop_zygote()
+        machine["preload"] = preload
         with zipfile.ZipFile(args.out / "figures.zip", "w", zipfile.ZIP_DEFLATED) as archive:
             for png in sorted((work / "figures").glob("*.png")):
                 archive.write(png, png.name)
     total = time.perf_counter() - start
-    sharing = sampler.summary()
     side = sorted(display_name(p) for p in beside)
     report = {
         "date": date,  # the book (course/book/gpu_runs.py) shows these with the outputs
