@@ -4,9 +4,9 @@
     python tools/cluster.py status [--dir DIR]  is it up?
     python tools/cluster.py stop [--dir DIR]    stop it and remove DIR (`make cluster-stop`)
 
-The cluster is the lesson's own: this script runs the code of the lesson's cell tagged
-``cluster`` (slurm.conf, start, stop), with only ``os``, ``socket``, ``subprocess``,
-``tempfile``, ``time`` and ``Path`` defined. DIR defaults to the cell's ``MAKE_CLUSTER``, where
+The cluster is the lesson's own: this script runs the code of the lesson's cells tagged
+``cluster`` (slurm.conf, start, stop), in order, with only ``os``, ``socket``, ``subprocess``,
+``tempfile``, ``time`` and ``Path`` defined. DIR defaults to the cells' ``MAKE_CLUSTER``, where
 the lesson looks for a running cluster before it starts one of its own.
 """
 
@@ -33,12 +33,12 @@ NAMES |= {"time": time, "Path": Path}
 
 
 def cluster_code(lesson: Path = LESSON) -> dict[str, Any]:
-    """The names the lesson's cluster cell defines (slurm_conf, start_cluster, ...)."""
+    """The names the lesson's cluster cells define (slurm_conf, start_cluster, ...)."""
     cells = json.loads(lesson.read_text(encoding="utf-8"))["cells"]
     tagged = [c for c in cells if TAG in c.get("metadata", {}).get("tags", [])]
-    if len(tagged) != 1:
-        raise SystemExit(f"{lesson}: {len(tagged)} cells tagged {TAG!r}, not 1")
-    source = "".join(tagged[0]["source"])
+    if not tagged or any(c["cell_type"] != "code" for c in tagged):
+        raise SystemExit(f"{lesson}: the cells tagged {TAG!r} must be code cells, at least one")
+    source = "\n\n\n".join("".join(c["source"]) for c in tagged)  # the cells, in order
     namespace: dict[str, Any] = dict(NAMES)
     exec(compile(source, f"{lesson}:{TAG}", "exec"), namespace)  # noqa: S102
     return namespace
