@@ -28,7 +28,7 @@ RUN apt-get update \
 # Dependencies first, in their own layer: it is rebuilt only when the lock changes.
 COPY requirements-gpu.lock /tmp/requirements-gpu.lock
 RUN uv venv --python 3.11 /opt/venv \
-    && uv pip sync --python /opt/venv/bin/python /tmp/requirements-gpu.lock \
+    && uv pip sync --compile-bytecode --python /opt/venv/bin/python /tmp/requirements-gpu.lock \
     && rm -rf /root/.cache/uv /tmp/requirements-gpu.lock
 
 RUN useradd --create-home --uid 1001 --shell /bin/bash learner
