@@ -57,7 +57,8 @@ def test_lab_installs_from_the_right_lock_then_starts_jupyterlab(
     flag: str, lock: str, cuda: str | None, tmp_path: Path
 ) -> None:
     commands = dry_run("lab", flag, venv=tmp_path / "venv")
-    assert f'"$uv" pip sync --compile-bytecode --python {tmp_path}/venv/bin/python {lock};' in commands
+    python = f"{tmp_path}/venv/bin/python"
+    assert f'"$uv" pip sync --compile-bytecode --python {python} {lock};' in commands
     assert f"tools/bootstrap_uv.py {UV_VERSION} " in commands, "uv must be the lock's pin"
     assert f'"$uv" venv --python 3.11 {tmp_path}/venv' in commands
     assert ("tools/check_driver.sh" in commands) == (cuda is not None)
