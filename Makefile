@@ -64,7 +64,9 @@ NOT_311 = $(VENV) is $$($(BIN)/python --version 2>&1), not Python 3.11: remove i
 # the sandboxed graders' kernels) then imports the packages from bytecode, not source. Python
 # writes it itself at first import, unless PYTHONDONTWRITEBYTECODE is set, as on CI machines:
 # there `import jax, flax.nnx, optax, orbax.checkpoint, matplotlib.pyplot` took 3.2 s each
-# time, against 1.2 s after the compile (2026-12-04), which adds about 7 s to the install.
+# time, against 1.2 s after the compile (2026-12-04), which adds about 7 s to the install
+# (BYTECODE= skips it: tests/test_install.py's throwaway venvs).
+BYTECODE ?= --compile-bytecode
 $(STAMP): $(LOCK) pyproject.toml
 	@$(if $(CUDA),sh tools/check_driver.sh $(CUDA))
 	@set -e; uv="$(UV)"; \
@@ -82,7 +84,7 @@ $(STAMP): $(LOCK) pyproject.toml
 		|| { "$$uv" python find --system 3.11 >/dev/null 2>&1 || echo "$(NO_311)"; exit 1; }; \
 	$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
 		|| { echo "$(NOT_311)"; exit 1; }; \
-	"$$uv" pip sync --compile-bytecode --python $(BIN)/python $(LOCK); \
+	"$$uv" pip sync $(BYTECODE) --python $(BIN)/python $(LOCK); \
 	"$$uv" pip install --python $(BIN)/python --no-deps --editable .
 	rm -f $(VENV)/.installed-from-*
 	touch $@
