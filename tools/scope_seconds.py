@@ -58,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("junit_xml", type=Path)
     parser.add_argument("--out", type=Path, default=SCOPE_SECONDS)
+    parser.add_argument("--commit", help="the commit the run measured (default: HEAD here)")
     args = parser.parse_args(argv)
-    commit = subprocess.run(
+    commit = args.commit or subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     record = {
