@@ -60,9 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=SCOPE_SECONDS)
     parser.add_argument("--commit", help="the commit the run measured (default: HEAD here)")
     args = parser.parse_args(argv)
-    commit = args.commit or subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    commit = (
+        args.commit
+        or subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+    )
     record = {
         "measured": f"{date.today().isoformat()}, commit {commit or 'unknown'}",
         "seconds": seconds_per_scope(args.junit_xml),
