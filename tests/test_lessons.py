@@ -19,7 +19,7 @@ import pytest
 
 from autograder import notebooks
 from autograder.config import REPO_ROOT
-from conftest import LAST_SCOPES, LongestFirstBookLast
+from conftest import LAST_SCOPES, LongestFirstBookAfterLessons
 from course.book import lessons
 from course.book.lessons import EXECUTED_DIR, LessonFailed
 
@@ -122,7 +122,7 @@ class TestTheRules:
             lessons.execute(path, tmp_path / "executed")
 
 
-# The book is built from these executions: its tests are handed out after every other scope.
+# The book is built from these executions: its tests are handed out right after them.
 
 
 class _Worker:
@@ -133,9 +133,9 @@ class _Worker:
         self.sent.append(indexes)
 
 
-def test_the_books_tests_are_handed_out_after_every_other_scope() -> None:
+def test_the_books_tests_are_handed_out_after_the_lessons_executions() -> None:
     # the queue alone, without a pytest run
-    scheduler = LongestFirstBookLast.__new__(LongestFirstBookLast)
+    scheduler = LongestFirstBookAfterLessons.__new__(LongestFirstBookAfterLessons)
     scheduler._ordered = False
     book = [f"tests/browser/test_book.py::test_{i}" for i in range(24)]
     lesson = ["tests/test_lessons.py::TestLesson_00_x::test_runs_top_to_bottom"]
@@ -153,7 +153,7 @@ def test_the_books_tests_are_handed_out_after_every_other_scope() -> None:
     )
     for _ in range(3):
         scheduler._assign_work_unit(worker)
-    assert worker.sent[-1] == list(range(24)), "the book's scope comes last"
+    assert worker.sent == [[24], list(range(24)), [25, 26]], "lesson, book, the short rest"
 
 
 def test_every_module_that_needs_every_lesson_is_scheduled_last() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAST_SCOPES, LongestFirstBookLast, measured_scope_seconds, work_order
+from conftest import LAST_SCOPES, LongestFirstBookAfterLessons, measured_scope_seconds, work_order
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import scope_seconds  # noqa: E402
@@ -16,12 +16,17 @@ import scope_seconds  # noqa: E402
 BOOK = LAST_SCOPES[0]
 
 
-def test_longest_first_unmeasured_before_them_and_the_book_last() -> None:
+def test_longest_first_unmeasured_before_them_and_the_book_after_the_lessons() -> None:
+    lesson = "tests/test_lessons.py::TestLesson_02"
     seconds = {"tests/a.py": 5.0, "tests/b.py::TestB": 90.0, BOOK: 500.0, "tests/c.py": 20.0}
-    scopes = [BOOK, "tests/a.py", "tests/new.py", "tests/c.py", "tests/b.py::TestB"]
+    seconds[lesson] = 10.0
+    scopes = [BOOK, "tests/a.py", "tests/new.py", lesson, "tests/c.py", "tests/b.py::TestB"]
     assert work_order(scopes, seconds) == [
-        "tests/new.py", "tests/b.py::TestB", "tests/c.py", "tests/a.py", BOOK,
+        "tests/new.py", "tests/b.py::TestB", "tests/c.py", lesson, BOOK, "tests/a.py",
     ]  # fmt: skip
+    assert work_order(scopes[:3], seconds) == [BOOK, "tests/new.py", "tests/a.py"], (
+        "no lesson in the run: nothing to wait for"
+    )
 
 
 def test_junit_classnames_become_xdist_scopes() -> None:
@@ -37,7 +42,7 @@ def test_junit_classnames_become_xdist_scopes() -> None:
 
 
 def test_the_scheduler_puts_an_assignments_autograde_and_variants_on_one_worker() -> None:
-    scheduler = LongestFirstBookLast.__new__(LongestFirstBookLast)
+    scheduler = LongestFirstBookAfterLessons.__new__(LongestFirstBookAfterLessons)
     split = scheduler._split_scope
     autograde = "tests/test_autograde.py::TestAutograde_07_nnx::test_solution_scores_full_marks"
     variant = "tests/test_exercise_variants.py::TestVariants_07_nnx::test_wrong[a]"
