@@ -62,10 +62,11 @@ NOT_311 = $(VENV) is $$($(BIN)/python --version 2>&1), not Python 3.11: remove i
 
 # --compile-bytecode: every Python that starts from this venv (kernels, a lesson's job processes,
 # the sandboxed graders' kernels) then imports the packages from bytecode, not source. Python
-# writes it itself at first import, unless PYTHONDONTWRITEBYTECODE is set, as on CI machines:
-# there `import jax, flax.nnx, optax, orbax.checkpoint, matplotlib.pyplot` took 3.2 s each
-# time, against 1.2 s after the compile (2026-12-04), which adds about 7 s to the install
-# (BYTECODE= skips it: tests/test_install.py's throwaway venvs).
+# writes it itself at first import, unless PYTHONDONTWRITEBYTECODE is set. It is set on the
+# course's development machine, where `import jax, flax.nnx, optax, orbax.checkpoint,
+# matplotlib.pyplot` took 3.2 s each time, against 1.2 s after the compile (2026-12-04). The
+# compile adds about 8 s to the install (BYTECODE= skips it: tests/test_install.py's
+# throwaway venvs).
 BYTECODE ?= --compile-bytecode
 $(STAMP): $(LOCK) pyproject.toml
 	@$(if $(CUDA),sh tools/check_driver.sh $(CUDA))
