@@ -29,7 +29,7 @@ from tests.scopes import scheduling_scope
 RUN_VARIABLE = "COURSE_TEST_RUN"
 # The modules of the tests marked needs_every_lesson: under --dist loadscope each is one scope,
 # handed out right after the last of the lessons' executions (LESSON_SCOPES), which it waits for.
-LAST_SCOPES = ("tests/browser/test_book.py",)
+AFTER_LESSON_SCOPES = ("tests/browser/test_book.py",)
 LESSON_SCOPES = "tests/test_lessons.py::"
 SCOPE_SECONDS = Path(__file__).resolve().parent / "tests" / "scope_seconds.json"
 _session = ExitStack()
@@ -89,15 +89,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def work_order(scopes: list[str], seconds: dict[str, float]) -> list[str]:
     """The order to hand scopes out in: the longest measured first (one the measurement does not
-    know first of all: it may be new and long), LAST_SCOPES right after the last lesson's
+    know first of all: it may be new and long), AFTER_LESSON_SCOPES right after the last lesson's
     execution. They wait for those executions; the shorter scopes after them fill the end, so
     that neither worker idles while the other runs the book (61 s, measured 2026-12-04)."""
     order = sorted(
-        (s for s in scopes if not s.startswith(LAST_SCOPES)),
+        (s for s in scopes if not s.startswith(AFTER_LESSON_SCOPES)),
         key=lambda s: -seconds.get(s, math.inf),
     )
     after = 1 + max((i for i, s in enumerate(order) if s.startswith(LESSON_SCOPES)), default=-1)
-    return order[:after] + [s for s in scopes if s.startswith(LAST_SCOPES)] + order[after:]
+    return order[:after] + [s for s in scopes if s.startswith(AFTER_LESSON_SCOPES)] + order[after:]
 
 
 def measured_scope_seconds() -> dict[str, float]:
@@ -109,9 +109,9 @@ def measured_scope_seconds() -> dict[str, float]:
 
 
 class LongestFirstBookAfterLessons(LoadScopeScheduling):
-    """--dist loadscope, with the scopes handed out longest first and LAST_SCOPES after the
-    lessons' executions, and an
-    assignment's autograde tests in the scope of its variant tests (tests/scopes.py).
+    """--dist loadscope, with the scopes handed out longest first, AFTER_LESSON_SCOPES right after
+    the lessons' executions, and an assignment's autograde tests in the scope of its variant
+    tests (tests/scopes.py).
 
     xdist queues the scopes with the most tests first. That put the book's 24 tests first and
     left a worker waiting for the other to execute every lesson, and it queued the lessons'

@@ -19,7 +19,7 @@ import pytest
 
 from autograder import notebooks
 from autograder.config import REPO_ROOT
-from conftest import LAST_SCOPES, LongestFirstBookAfterLessons
+from conftest import AFTER_LESSON_SCOPES, LongestFirstBookAfterLessons
 from course.book import lessons
 from course.book.lessons import EXECUTED_DIR, LessonFailed
 
@@ -162,4 +162,4 @@ def test_every_module_that_needs_every_lesson_is_scheduled_last() -> None:
         for path in (REPO_ROOT / "tests").rglob("test_*.py")
         if re.search(r"^pytestmark = pytest\.mark\.needs_every_lesson", path.read_text(), re.M)
     }
-    assert marked == set(LAST_SCOPES), "conftest.LAST_SCOPES lists these modules"
+    assert marked == set(AFTER_LESSON_SCOPES), "conftest.AFTER_LESSON_SCOPES lists these modules"

@@ -8,12 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAST_SCOPES, LongestFirstBookAfterLessons, measured_scope_seconds, work_order
+from conftest import (
+    AFTER_LESSON_SCOPES,
+    LongestFirstBookAfterLessons,
+    measured_scope_seconds,
+    work_order,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import scope_seconds  # noqa: E402
 
-BOOK = LAST_SCOPES[0]
+BOOK = AFTER_LESSON_SCOPES[0]
 
 
 def test_longest_first_unmeasured_before_them_and_the_book_after_the_lessons() -> None:
