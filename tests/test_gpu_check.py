@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course import lesson_notebook, solution_notebook
+from tests.course import solution_notebook
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
 
@@ -143,17 +143,25 @@ def test_a_course_solution_passes_without_jupyter(tmp_path: Path) -> None:
     assert report["machine"]["backend"] == "cpu"
 
 
-def test_a_lesson_passes_strictly_under_a_device_profile_without_jupyter(
+def test_a_profile_reaches_the_notebook_and_strict_mode_fails_a_deprecation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A lesson at a GPU's sizes, as a contributor checks one by hand (the suite's profile runs,
-    tests/test_device_profiles.py, use its kernels instead)."""
+    """A notebook under a GPU's profile, as a contributor checks a lesson by hand (the suite's
+    profile runs, tests/test_device_profiles.py, run every lesson that way in its kernels)."""
     monkeypatch.setenv("COURSE_DEVICE_PROFILE", "h200")
-    code, report = _check(tmp_path / "out", lesson_notebook("02_async_timing"), "--strict")
-    [run] = report["notebooks"]
-    assert code == 0, json.dumps(run, indent=1)[-4000:]
-    said = "\n".join(cell["stdout"] for cell in run["cells"])
-    assert "profile 'h200' simulated on the CPU" in said
+    sized = _notebook(
+        tmp_path, "sized", ["from course.device import target_device", "print(target_device())"]
+    )
+    dated = _notebook(
+        tmp_path, "dated", ["import warnings\nwarnings.warn('old API', DeprecationWarning)"]
+    )
+    code, report = _check(tmp_path / "out", sized, dated, "--strict")
+    runs = {Path(r["notebook"]).parent.name: r for r in report["notebooks"]}
+    assert code == 1
+    assert runs["sized"]["result"] == "pass", json.dumps(runs["sized"], indent=1)[-4000:]
+    assert "profile 'h200' simulated on the CPU" in runs["sized"]["cells"][1]["stdout"]
+    assert runs["dated"]["result"] == "FAIL"
+    assert "DeprecationWarning: old API" in runs["dated"]["cells"][0]["traceback"]
 
 
 @pytest.mark.parametrize(
