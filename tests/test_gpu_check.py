@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -39,10 +40,18 @@ def _notebook(folder: Path, name: str, cells: list[str]) -> Path:
     return path
 
 
-def _check(out: Path, *args: str | Path) -> tuple[int, dict]:
+def _check(out: Path, *args: str | Path, tmp: Path | None = None) -> tuple[int, dict]:
+    """Run the tool; with ``tmp``, as its TMPDIR (which must be left empty)."""
+    env = None if tmp is None else {**os.environ, "TMPDIR": str(tmp)}
     result = subprocess.run(
-        [sys.executable, TOOL, "--out", out, *args], capture_output=True, text=True, timeout=600
+        [sys.executable, TOOL, "--out", out, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
+    if tmp is not None:
+        assert not list(tmp.iterdir()), f"left in TMPDIR: {sorted(tmp.iterdir())}"
     assert (out / "report.md").exists(), result.stdout + result.stderr
     return result.returncode, json.loads((out / "report.json").read_text())
 
@@ -52,6 +61,7 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     failing = _notebook(tmp_path, "failing", FAILING)
     slow = _notebook(tmp_path, "slow", SLOW)
     unreached = _notebook(tmp_path, "unreached", ["print(1)"])
+    (tmp_path / "tmp").mkdir()
     code, report = _check(
         tmp_path / "out",
         good,
@@ -62,6 +72,7 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
         "20",  # the slow notebook runs out the budget, the last one is not reached
         "--min-notebook-s",
         "5",
+        tmp=tmp_path / "tmp",  # nothing left behind, a timed-out notebook's included
     )
     assert code == 1
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", report["date"]), "the book shows it"

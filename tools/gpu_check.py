@@ -190,7 +190,8 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
     cells = _code_cells(notebook_path)
     figure_dir.mkdir(parents=True, exist_ok=True)
     tag = f"{notebook_path.parent.parent.name}-{notebook_path.parent.name}"
-    sources_dir = Path(tempfile.mkdtemp(prefix="gpu-check-cells-"))
+    sources_dir = result_path.with_suffix("")  # next to the result: the run's scratch folder
+    sources_dir.mkdir(parents=True, exist_ok=True)
     os.chdir(notebook_path.parent)
     sys.path.insert(0, str(REPO_ROOT))
     sys.argv = [str(notebook_path)]
