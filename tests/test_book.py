@@ -110,6 +110,35 @@ def test_source_heads_are_cut_as_gpu_check_cuts_them(monkeypatch: pytest.MonkeyP
         assert gpu_runs.source_head(source) == gpu_check._head(source)
 
 
+def test_a_report_page_shows_no_solution_cells() -> None:
+    report = "\n".join(
+        [
+            "# Course check",
+            "| solutions/01_x/exercises.ipynb | FAIL | 2.0 |",
+            "## lessons/01_x/lesson.ipynb: pass (3.0 s)",
+            "lesson output",
+            "## solutions/01_x/exercises.ipynb: FAIL (2.0 s)",
+            "```",
+            "# a comment, not a heading",
+            "### BEGIN HIDDEN TESTS",
+            "assert secret_answer == 42",
+            "```",
+            "# Course check",
+            "## solutions/02_y/exercises.ipynb: pass (1.0 s)",
+            "solution output",
+            "## lessons/02_y/lesson.ipynb: pass (1.0 s)",
+            "more lesson output",
+            "",
+        ]
+    )
+    page = pages.report_page(report)
+    assert "BEGIN HIDDEN" not in page and "secret_answer" not in page
+    assert "solution output" not in page and "a comment" not in page
+    for kept in ["| solutions/01_x/exercises.ipynb | FAIL", "lesson output", "more lesson output"]:
+        assert kept in page  # the results table and the lessons' sections stay
+    assert page.count("# Course check") == 2 and page.count("the book does not show its cells") == 2
+
+
 def test_cells_match_by_index_and_source(tmp_path: Path) -> None:
     run = gpu_runs.load_run(_report(tmp_path))
     lesson = run.lessons["99_example"]

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -130,9 +131,15 @@ def _copy_mathjax(static: Path) -> None:
     shutil.copy2(Path(str(found[0].locate())), static / "mathjax" / MATHJAX_FILE)
 
 
-def _markdown_page(src: Path, repo_path: str, mapping: dict[str, str], extra: str = "") -> None:
+def _markdown_page(
+    src: Path,
+    repo_path: str,
+    mapping: dict[str, str],
+    extra: str = "",
+    transform: Callable[[str], str] = str,
+) -> None:
     staged = mapping[repo_path]
-    text = (REPO_ROOT / repo_path).read_text(encoding="utf-8")
+    text = transform((REPO_ROOT / repo_path).read_text(encoding="utf-8"))
     target = src / staged
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(pages.rewrite_links(text, repo_path, staged, mapping) + extra, "utf-8")
@@ -237,7 +244,8 @@ def stage(
         _markdown_page(src, guide, mapping)
     for run in runs:
         if run.report_md is not None:
-            _markdown_page(src, f"docs/gpu-runs/{run.report_md.name}", mapping)
+            report = f"docs/gpu-runs/{run.report_md.name}"
+            _markdown_page(src, report, mapping, transform=pages.report_page)
     (src / "docs" / "gpu-runs").mkdir(parents=True, exist_ok=True)
     (src / "docs" / "gpu-runs" / "index.md").write_text(_runs_index(runs), encoding="utf-8")
     _markdown_page(src, "quiz/README.md", mapping)

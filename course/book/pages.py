@@ -297,6 +297,30 @@ def exercises_page(released: nbformat.NotebookNode, lesson: str) -> nbformat.Not
 
 # --- Markdown sources: links that still work once the files are pages ------------------------
 
+
+def report_page(report: str) -> str:
+    """A gpu_check report.md as the book shows it: each solution's section cut to its heading.
+
+    The book never shows solutions, and a failing solution's section quotes the cell that
+    failed, hidden tests and reference answers included. A section runs from its
+    ``## solutions/...`` heading to the next heading of level one or two outside a code fence
+    (a report file can hold two reports, each under ``# Course check``). The results table keeps
+    every row.
+    """
+    kept, in_fence, in_solution = [], False, False
+    for line in report.splitlines(keepends=True):
+        if not in_fence and re.match(r"#{1,2} ", line):
+            in_solution = line.startswith("## solutions/")
+            if in_solution:
+                kept += [line, "\nA solution notebook: the book does not show its cells.\n\n"]
+                continue
+        if FENCE.match(line):
+            in_fence = not in_fence
+        if not in_solution:
+            kept.append(line)
+    return "".join(kept)
+
+
 LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~)")
 INLINE_CODE = re.compile(r"(`+)(?:.*?)\1")
