@@ -298,6 +298,12 @@ def exercises_page(released: nbformat.NotebookNode, lesson: str) -> nbformat.Not
 # --- Markdown sources: links that still work once the files are pages ------------------------
 
 
+LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s]+)\)")
+FENCE = re.compile(r"^(```|~~~)")
+INLINE_CODE = re.compile(r"(`+)(?:.*?)\1")
+HEADING = re.compile(r"#{1,2} ")  # a report's sections: "# Course check", "## notebook"
+
+
 def report_page(report: str) -> str:
     """A gpu_check report.md as the book shows it: each solution's section cut to its heading.
 
@@ -309,7 +315,7 @@ def report_page(report: str) -> str:
     """
     kept, in_fence, in_solution = [], False, False
     for line in report.splitlines(keepends=True):
-        if not in_fence and re.match(r"#{1,2} ", line):
+        if not in_fence and HEADING.match(line):
             in_solution = line.startswith("## solutions/")
             if in_solution:
                 kept += [line, "\nA solution notebook: the book does not show its cells.\n\n"]
@@ -319,11 +325,6 @@ def report_page(report: str) -> str:
         if not in_solution:
             kept.append(line)
     return "".join(kept)
-
-
-LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s]+)\)")
-FENCE = re.compile(r"^(```|~~~)")
-INLINE_CODE = re.compile(r"(`+)(?:.*?)\1")
 
 
 def _rewrite_link(text: str, target: str, source: str, staged: str, pages: dict[str, str]) -> str:
