@@ -333,15 +333,36 @@ def test_a_changed_lesson_is_estimated_cell_by_cell(
     )
     _executed_lesson(executed / "01_b/lesson.ipynb", [("other()", 2)])  # no GPU run: course ratio
     names = ["lessons/00_a/lesson.ipynb", "lessons/01_b/lesson.ipynb"]
-    timings = gpu_plan.scaled_lessons(tmp_path / "run.json", executed, names)
+    timings = gpu_plan.scaled_lessons([tmp_path / "run.json"], executed, names)
     assert timings["lessons/00_a/lesson.ipynb"] == gpu_plan.Timing(2 + 8 + 4 * 2.5 + 4, "scaled")
     assert timings["lessons/01_b/lesson.ipynb"] == gpu_plan.Timing(2 * 2.5 + 4, "scaled")
+    # A second run (the course in two commands) that has lesson 01 ran it in 6 s, 1 of them
+    # start-up: its own ratio (5 / 2) and overhead replace the course's.
+    later = {"notebook": "lessons/01_b/lesson.ipynb", "result": "pass", "seconds": 6.0}
+    later["cells"] = [{"source_head": "other()", "seconds": 5.0}]
+    (tmp_path / "run2.json").write_text(json.dumps({"notebooks": [later]}))
+    both = gpu_plan.scaled_lessons([tmp_path / "run.json", tmp_path / "run2.json"], executed, names)
+    assert both["lessons/00_a/lesson.ipynb"] == timings["lessons/00_a/lesson.ipynb"]
+    assert both["lessons/01_b/lesson.ipynb"] == gpu_plan.Timing(5 + 1, "scaled")
+    # A run in which lesson 00 failed in its first cell and skipped the next: the skipped cell
+    # is scaled like a new one (3 CPU s), not taken as 0 s. Lesson 00 matches too little CPU
+    # time for a ratio of its own, so the course's counts: (2 + 5) GPU s / (1 + 2) CPU s; its
+    # start-up is the typical one, lesson 01's 1 s.
+    failed = {"notebook": "lessons/00_a/lesson.ipynb", "result": "FAIL", "seconds": 2.0}
+    failed["cells"] = [
+        {"source_head": "setup()", "seconds": 2.0, "status": "error"},
+        {"source_head": "time_it(1)", "seconds": 0.0, "status": "skipped"},
+    ]
+    (tmp_path / "run3.json").write_text(json.dumps({"notebooks": [failed, later]}))
+    partial = gpu_plan.scaled_lessons([tmp_path / "run3.json"], executed, names)
+    expected = round(2 + (3 + 4) * (2 + 5) / (1 + 2) + 1, 1)
+    assert partial["lessons/00_a/lesson.ipynb"] == gpu_plan.Timing(expected, "scaled")
     _executed_lesson(executed / "02_c/lesson.ipynb", [("never_run()", 0)])
     (executed / "02_c/lesson.ipynb").write_text(
         (executed / "02_c/lesson.ipynb").read_text().replace("execute_input", "x")
     )
     with pytest.raises(gpu_plan.ReportError, match="02_c/lesson.ipynb: no code cell has an"):
-        gpu_plan.scaled_lessons(tmp_path / "run.json", executed, ["lessons/02_c/lesson.ipynb"])
+        gpu_plan.scaled_lessons([tmp_path / "run.json"], executed, ["lessons/02_c/lesson.ipynb"])
 
 
 def test_a_shared_gpu_is_named_in_the_report(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,10 @@ the CPU (the suite's executed copy, in the CPU configuration) times the lesson's
 over its unchanged cells (the whole course's ratio when the lesson has too few of them). From
 the command line (the course's environment, after the suite has executed the lessons):
 
-    python tools/gpu_plan.py docs/gpu-runs/RUN.json [--executed _build/executed] [--jobs 4]
+    python tools/gpu_plan.py docs/gpu-runs/RUN.json [RUN2.json ...] [--executed _build/executed]
+
+A lesson in several runs is estimated from the last run given that has it (a GPU session that
+ran the course in two commands leaves two reports).
 """
 
 from __future__ import annotations
@@ -171,7 +174,9 @@ def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
     old = {}
     overhead = None
     if run is not None:
-        old = {cell["source_head"]: float(cell["seconds"]) for cell in run["cells"]}
+        # a cell skipped after a failure has no GPU time: it is scaled like a changed one
+        ran = [cell for cell in run["cells"] if cell.get("status") != "skipped"]
+        old = {cell["source_head"]: float(cell["seconds"]) for cell in ran}
         if run["result"] == "pass":
             overhead = max(float(run["seconds"]) - sum(old.values()), 0.0)
     gpu: list[float | None] = []
@@ -196,17 +201,21 @@ def _ratio(cells: list[LessonCells]) -> float | None:
     return gpu / cpu if cpu >= MIN_MATCHED_CPU_S else None
 
 
-def scaled_lessons(run_path: Path, executed_dir: Path, lessons: list[str]) -> dict[str, Timing]:
+def scaled_lessons(
+    run_paths: list[Path], executed_dir: Path, lessons: list[str]
+) -> dict[str, Timing]:
     """Each lesson's estimated GPU seconds (see the module docstring); ``lessons`` are
-    ``lessons/<name>/lesson.ipynb`` paths, ``executed_dir`` holds ``<name>/lesson.ipynb``."""
-    runs = {r["notebook"]: r for r in _read_json(run_path).get("notebooks", [])}
+    ``lessons/<name>/lesson.ipynb`` paths, ``executed_dir`` holds ``<name>/lesson.ipynb``;
+    a lesson in several runs is taken from the last of them."""
+    runs = {r["notebook"]: r for path in run_paths for r in _read_json(path).get("notebooks", [])}
     cells = {}
     for name in lessons:
         executed = executed_dir / Path(name).parent.name / "lesson.ipynb"
         cells[name] = _lesson_cells(runs.get(name), executed)
     course_ratio = _ratio(list(cells.values()))
     if course_ratio is None:
-        raise ReportError(f"{run_path}: no unchanged cell in any lesson to scale from")
+        names = ", ".join(str(path) for path in run_paths)
+        raise ReportError(f"{names}: no unchanged cell in any lesson to scale from")
     overheads = [c.overhead_s for c in cells.values() if c.overhead_s is not None]
     typical_overhead = statistics.median(overheads) if overheads else 0.0
     timings = {}
@@ -238,7 +247,12 @@ def lessons_on_cpu_devices(root: Path, lessons: list[str], profile: str) -> froz
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="The GPU check's plan, lessons scaled per cell")
-    parser.add_argument("run", type=Path, help="a GPU run's report.json (docs/gpu-runs/*.json)")
+    parser.add_argument(
+        "runs",
+        type=Path,
+        nargs="+",
+        help="GPU runs' report.json (docs/gpu-runs/*.json); a lesson's last run counts",
+    )
     parser.add_argument("--executed", type=Path, default=Path("_build/executed"))
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--budget-s", type=float, default=480.0)
@@ -259,8 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         for p in sorted(root.glob("solutions/*/exercises.ipynb"))
     ]
     try:
-        known = known_seconds(args.reports or [args.run])
-        known.update(scaled_lessons(args.run, args.executed, lessons))
+        known = known_seconds(args.reports or args.runs)
+        known.update(scaled_lessons(args.runs, args.executed, lessons))
     except ReportError as error:
         parser.error(str(error))
     beside = lessons_on_cpu_devices(root, lessons, args.profile)
