@@ -297,7 +297,6 @@ def exercises_page(released: nbformat.NotebookNode, lesson: str) -> nbformat.Not
 
 # --- Markdown sources: links that still work once the files are pages ------------------------
 
-
 LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~)")
 INLINE_CODE = re.compile(r"(`+)(?:.*?)\1")
