@@ -7,36 +7,18 @@ replaces their grades (nbgrader's update-or-create), so re-running is idempotent
 
 from __future__ import annotations
 
-import functools
 import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbgrader.api
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from sqlalchemy.exc import SAWarning
 
+import autograder.gradebook_version  # noqa: F401 - no `alembic` process per new gradebook
 from autograder.config import COURSE_ID, course_config
 from autograder.release import ReleaseError
-
-
-@functools.cache
-def _alembic_head() -> str:
-    """The revision nbgrader stamps a new gradebook with. nbgrader asks a new `alembic heads`
-    process for it each time (a second or two of CPU per new gradebook); ask alembic here."""
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-    from nbgrader.dbutil import ALEMBIC_DIR
-
-    config = Config()
-    config.set_main_option("script_location", ALEMBIC_DIR)
-    (head,) = ScriptDirectory.from_config(config).get_heads()
-    return head
-
-
-nbgrader.api.get_alembic_version = _alembic_head
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 
+import autograder.gradebook_version  # noqa: F401 - no `alembic` process per new gradebook
 from autograder import notebooks
 from autograder.config import EXERCISES_NOTEBOOK, LESSONS_DIR, SOLUTIONS_DIR, course_config
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.dbutil import _temp_alembic_ini
+from sqlalchemy import text
 
 from autograder.feedback import hide_hidden_tests
 from autograder.submissions import LayoutError, find_submissions
@@ -99,3 +103,31 @@ def test_a_student_with_two_submissions_is_refused(tmp_path: Path) -> None:
     touch(tmp_path / "ada" / "exercises.ipynb")
     with pytest.raises(LayoutError, match="ada has two submissions for 00_gpu_detection"):
         find_submissions(tmp_path, ["00_gpu_detection"], KNOWN)
+
+
+def test_a_new_gradebook_is_stamped_without_an_alembic_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """autograder.gradebook_version reads the revision `alembic heads` prints, in-process."""
+    import nbgrader.api
+
+    from autograder.gradebook_version import alembic_head
+    from autograder.release import generate
+
+    with _temp_alembic_ini(f"sqlite:///{tmp_path / 'unused.db'}") as ini:
+        printed = subprocess.check_output(["alembic", "-c", ini, "heads"], text=True)
+    assert printed.split()[0] == alembic_head()
+    # every path that generates an assignment (release, autograde, class grading) imports this
+    asks = "import autograder.release, nbgrader.api as a; print(a.get_alembic_version.__qualname__)"
+    asked = subprocess.check_output([sys.executable, "-c", asks], text=True).strip()
+    assert asked == "alembic_head", asked
+
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a process was started: {args}")
+
+    monkeypatch.setattr(subprocess, "check_output", no_process)
+    (tmp_path / "course").mkdir()
+    generate("00_gpu_detection", tmp_path / "course")
+    with nbgrader.api.Gradebook(f"sqlite:///{tmp_path / 'course' / 'gradebook.db'}") as book:
+        version = book.db.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
+    assert version == alembic_head()
