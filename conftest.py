@@ -88,16 +88,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def work_order(scopes: list[str], seconds: dict[str, float]) -> list[str]:
-    """The order to hand scopes out in: the longest measured first (one the measurement does not
-    know first of all: it may be new and long), AFTER_LESSON_SCOPES right after the last lesson's
-    execution. They wait for those executions; the shorter scopes after them fill the end, so
-    that neither worker idles while the other runs the book (61 s, measured 2026-12-04)."""
-    order = sorted(
-        (s for s in scopes if not s.startswith(AFTER_LESSON_SCOPES)),
-        key=lambda s: -seconds.get(s, math.inf),
-    )
-    after = 1 + max((i for i, s in enumerate(order) if s.startswith(LESSON_SCOPES)), default=-1)
-    return order[:after] + [s for s in scopes if s.startswith(AFTER_LESSON_SCOPES)] + order[after:]
+    """The order to hand scopes out in: the lessons' executions first, AFTER_LESSON_SCOPES right
+    after them (they wait for those executions), then the rest; each part longest first by a
+    measured run (a scope the measurement does not know first of all: it may be new and long).
+    With the lessons last among the scopes of their length, the book started late and ran
+    alone at the end (the last 50 s of the 63c9e8c run); started early, it is one more long scope
+    and the short ones fill the end."""
+
+    def longest_first(part: list[str]) -> list[str]:
+        return sorted(part, key=lambda s: -seconds.get(s, math.inf))
+
+    lessons = [s for s in scopes if s.startswith(LESSON_SCOPES)]
+    after = [s for s in scopes if s.startswith(AFTER_LESSON_SCOPES)]
+    rest = [s for s in scopes if s not in lessons and s not in after]
+    return longest_first(lessons) + after + longest_first(rest)
 
 
 def measured_scope_seconds() -> dict[str, float]:
@@ -109,17 +113,18 @@ def measured_scope_seconds() -> dict[str, float]:
 
 
 class LongestFirstBookAfterLessons(LoadScopeScheduling):
-    """--dist loadscope, with the scopes handed out longest first, AFTER_LESSON_SCOPES right after
-    the lessons' executions, and an assignment's autograde tests in the scope of its variant
-    tests (tests/scopes.py).
+    """--dist loadscope, with the lessons' executions handed out first, AFTER_LESSON_SCOPES right
+    after them, the rest longest first (``work_order``), and an assignment's autograde tests in
+    the scope of its variant tests (tests/scopes.py).
 
     xdist queues the scopes with the most tests first. That put the book's 24 tests first and
     left a worker waiting for the other to execute every lesson, and it queued the lessons'
     executions (one test each) near the end, just before the book, which waits for them.
-    Longest first, the lessons and the device-profile runs start early and the short scopes
-    fill the end. The order comes from a measured run (tests/scope_seconds.json, written by
-    tools/scope_seconds.py). Handed out after them, the book finds the lessons' executions done
-    or running (a worker runs its scopes in the order it got them).
+    Lessons first and the rest longest first, the lessons, the book and the device-profile
+    runs start early and the short scopes fill the end. The order comes from a measured run
+    (tests/scope_seconds.json, written by tools/scope_seconds.py). Handed out after them, the
+    book finds the lessons' executions done or running (a worker runs its scopes in the order
+    it got them).
     """
 
     def __init__(self, config: pytest.Config, log: Producer | None = None) -> None:

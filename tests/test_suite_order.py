@@ -21,13 +21,14 @@ import scope_seconds  # noqa: E402
 BOOK = AFTER_LESSON_SCOPES[0]
 
 
-def test_longest_first_unmeasured_before_them_and_the_book_after_the_lessons() -> None:
-    lesson = "tests/test_lessons.py::TestLesson_02"
+def test_lessons_first_then_the_book_then_the_rest_longest_first_unmeasured_before_them() -> None:
+    lessons = ["tests/test_lessons.py::TestLesson_02", "tests/test_lessons.py::TestLesson_12"]
     seconds = {"tests/a.py": 5.0, "tests/b.py::TestB": 90.0, BOOK: 500.0, "tests/c.py": 20.0}
-    seconds[lesson] = 10.0
-    scopes = [BOOK, "tests/a.py", "tests/new.py", lesson, "tests/c.py", "tests/b.py::TestB"]
+    seconds |= {lessons[0]: 10.0, lessons[1]: 40.0}
+    scopes = [BOOK, "tests/a.py", "tests/new.py", *lessons, "tests/c.py", "tests/b.py::TestB"]
     assert work_order(scopes, seconds) == [
-        "tests/new.py", "tests/b.py::TestB", "tests/c.py", lesson, BOOK, "tests/a.py",
+        lessons[1], lessons[0], BOOK, "tests/new.py", "tests/b.py::TestB", "tests/c.py",
+        "tests/a.py",
     ]  # fmt: skip
     assert work_order(scopes[:3], seconds) == [BOOK, "tests/new.py", "tests/a.py"], (
         "no lesson in the run: nothing to wait for"
