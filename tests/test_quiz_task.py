@@ -25,7 +25,6 @@ from tests.course import (
     released_notebook,
     solution_notebook,
 )
-from tests.per_assignment import classes_per_assignment
 
 QUIZ_CELLS = ["quiz-text", "quiz-questions", "quiz-solution", "quiz-check", "quiz-hidden"]
 
@@ -95,17 +94,11 @@ def quiz_scores(scenarios: list[tuple[list[dict], str | None]], tmp_path: Path) 
     return [determine_grade(cell)[0] for cell in hidden_cells]
 
 
-class _TestQuizTask:
-    assignment: str
-
-    def test_the_quiz_task_gives_a_share_per_right_answer(self, tmp_path: Path) -> None:
-        quiz_task_gives_a_share_per_right_answer(self.assignment, tmp_path)
+Scenario = tuple[list[dict], str | None, float]  # the quiz cells, the answers, the points due
 
 
-classes_per_assignment(_TestQuizTask, globals())
-
-
-def quiz_task_gives_a_share_per_right_answer(assignment: str, tmp_path: Path) -> None:
+def scenarios_for(assignment: str) -> dict[str, Scenario]:
+    """Five ways to answer an assignment's quiz, each with the score nbgrader must give."""
     questions = select(load_bank(), assignment)
     solution = quiz_cells(solution_notebook(assignment))
     out_of = next(c for c in solution if grade_id(c) == "quiz-hidden").metadata["nbgrader"][
@@ -121,8 +114,7 @@ def quiz_task_gives_a_share_per_right_answer(assignment: str, tmp_path: Path) ->
     wrong = next(letter for letter in first.letters if letter != first.answer)
     one_wrong = {q.id: q.answer for q in questions} | {first.id: wrong}
     other_form = "\n".join(f"QUIZ_ANSWERS[{q.id!r}] = {q.answer.upper()!r}" for q in questions)
-
-    scenarios = {
+    return {
         "the reference answers": (solution, None, out_of),
         "the released notebook": (released, None, 0),
         "one wrong answer": (
@@ -133,6 +125,23 @@ def quiz_task_gives_a_share_per_right_answer(assignment: str, tmp_path: Path) ->
         ),
         "an unknown question id": (solution, 'QUIZ_ANSWERS = {"q99": "a"}', 0),
     }  # fmt: skip
-    scores = quiz_scores([(cells, answers) for cells, answers, _ in scenarios.values()], tmp_path)
-    expected = [points for _, _, points in scenarios.values()]
-    assert dict(zip(scenarios, scores, strict=True)) == dict(zip(scenarios, expected, strict=True))
+
+
+@pytest.fixture(scope="module")
+def graded_quizzes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, float]]:
+    """Every assignment's scenarios graded in one kernel: {assignment: {scenario: score}}.
+    One kernel for all of them instead of one each saves a kernel start per assignment."""
+    scenarios = {assignment: scenarios_for(assignment) for assignment in ASSIGNMENTS}
+    runs = [(cells, answers) for each in scenarios.values() for cells, answers, _ in each.values()]
+    scores = iter(quiz_scores(runs, tmp_path_factory.mktemp("quizzes")))
+    return {
+        assignment: {name: next(scores) for name in each} for assignment, each in scenarios.items()
+    }
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_quiz_task_gives_a_share_per_right_answer(
+    assignment: str, graded_quizzes: dict[str, dict[str, float]]
+) -> None:
+    expected = {name: points for name, (_, _, points) in scenarios_for(assignment).items()}
+    assert graded_quizzes[assignment] == expected
