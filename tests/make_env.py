@@ -11,7 +11,7 @@ import os
 
 # The Makefile's own variables, make's bookkeeping, and what points uv at an environment.
 DROPPED = {
-    *("PYTHON", "UV", "VENV", "GPU", "PORT", "LAB_ARGS", "PYTEST_ARGS", "CHROMIUM"),
+    *("PYTHON", "UV", "VENV", "GPU", "PORT", "LAB_ARGS", "PYTEST_ARGS", "WORKERS", "CHROMIUM"),
     *("GPU_CHECK_ARGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"),
     *("VIRTUAL_ENV", "CONDA_PREFIX", "UV_PYTHON"),
 }
