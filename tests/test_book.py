@@ -39,6 +39,8 @@ CHANGED_ON_PURPOSE = {
     "gpu-report/report.md": "a GPU run to send is now the whole gpu-report/ folder (the book "
     "reads report.json and figures.zip too)",
     "x14_*": "lesson 15 adds quiz questions of its own: the README's range now ends at `x15_*`",
+    "-n auto --dist loadscope": "make test runs one worker more than the cores since bdda47a "
+    "(`-n WORKERS --dist loadscope`, in the contributor guide)",
 }
 
 
