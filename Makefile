@@ -16,7 +16,8 @@ PORT   ?= 8888
 LAB_ARGS ?=
 # pytest-xdist workers: one more than the cores. About 8 % of the suite's time is its checks
 # waiting (lesson 15's paced and killed jobs, time limits, page loads); with two cores, a third
-# worker fills most of it (1176 s -> 1115 s for a fresh clone, docs/contributors.md).
+# worker fills most of it (idle 8.4 % -> 1.4 %; the time it saves is within the host's
+# hour-to-hour spread: docs/contributors.md, "A third worker").
 WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 PYTEST_ARGS ?= -n $(WORKERS) --dist loadscope
 
