@@ -128,20 +128,27 @@ def scenarios_for(assignment: str) -> dict[str, Scenario]:
 
 
 @pytest.fixture(scope="module")
-def graded_quizzes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, float]]:
-    """Every assignment's scenarios graded in one kernel: {assignment: {scenario: score}}.
-    One kernel for all of them instead of one each saves a kernel start per assignment."""
+def graded_quizzes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, tuple[dict[str, float], dict[str, float]]]:
+    """Every assignment's scenarios graded in one kernel: {assignment: (scores, points due)},
+    each by scenario. One kernel for all of them instead of one each saves a kernel start per
+    assignment."""
     scenarios = {assignment: scenarios_for(assignment) for assignment in ASSIGNMENTS}
     runs = [(cells, answers) for each in scenarios.values() for cells, answers, _ in each.values()]
     scores = iter(quiz_scores(runs, tmp_path_factory.mktemp("quizzes")))
     return {
-        assignment: {name: next(scores) for name in each} for assignment, each in scenarios.items()
+        assignment: (
+            {name: next(scores) for name in each},
+            {name: due for name, (_, _, due) in each.items()},
+        )
+        for assignment, each in scenarios.items()
     }
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_quiz_task_gives_a_share_per_right_answer(
-    assignment: str, graded_quizzes: dict[str, dict[str, float]]
+    assignment: str, graded_quizzes: dict[str, tuple[dict[str, float], dict[str, float]]]
 ) -> None:
-    expected = {name: points for name, (_, _, points) in scenarios_for(assignment).items()}
-    assert graded_quizzes[assignment] == expected
+    scores, due = graded_quizzes[assignment]
+    assert scores == due
