@@ -21,6 +21,7 @@ from xdist.workermanage import WorkerController
 
 from autograder.kernel import strict_kernels
 from tests.kernel_pool import POOL_VARIABLE
+from tests.machine import header
 from tests.scopes import scheduling_scope
 
 # The id of this test run, shared by its xdist workers (they inherit the environment of the
@@ -45,6 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "needs_every_lesson: runs after the rest; waits for the lessons' executions"
     )
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return header()  # the run's time depends on them (tests/machine.py)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
