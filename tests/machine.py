@@ -4,8 +4,8 @@
 On the virtual machines the course's CI and development run on, the guest kernel reports free
 memory to its host (virtio-balloon's free page reporting), and a DAMON daemon pages out memory
 left unused for a minute. A page the host took back costs a fault on the host when it is used
-again: touching 3 GiB of fresh memory took 4.7-10.3 s there, and 1.5 s with the reporting off
-(docs/contributors.md, "Where the budget stands").
+again: touching 3 GiB of new memory took up to 10.3 s there (4.7 s in another run), and 1.5 s
+with the reporting off (docs/contributors.md, "The host's memory, and the same code at 1460 s").
 """
 
 from __future__ import annotations
