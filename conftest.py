@@ -10,6 +10,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 import uuid
 from contextlib import ExitStack
 from pathlib import Path
@@ -21,7 +22,7 @@ from xdist.workermanage import WorkerController
 
 from autograder.kernel import strict_kernels
 from tests.kernel_pool import POOL_VARIABLE
-from tests.machine import header
+from tests.machine import CpuTimes, cpu_summary, cpu_times, header
 from tests.scopes import scheduling_scope
 
 # The id of this test run, shared by its xdist workers (they inherit the environment of the
@@ -34,9 +35,14 @@ AFTER_LESSON_SCOPES = ("tests/browser/test_book.py",)
 LESSON_SCOPES = "tests/test_lessons.py::"
 SCOPE_SECONDS = Path(__file__).resolve().parent / "tests" / "scope_seconds.json"
 _session = ExitStack()
+# The machine's CPU times when the run started (the controller's, not a worker's), and when.
+_start: tuple[CpuTimes | None, float] = (None, 0.0)
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _start
+    if not hasattr(config, "workerinput"):
+        _start = (cpu_times(), time.monotonic())
     # Every kernel started by nbclient or nbgrader in this run turns JAX-stack
     # DeprecationWarnings into errors (see autograder/kernel.py).
     _session.enter_context(strict_kernels())
@@ -50,6 +56,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     return header()  # the run's time depends on them (tests/machine.py)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    before, started = _start
+    after = cpu_times()
+    if before is None or after is None:
+        return
+    terminalreporter.write_sep("-", "CPU time of this run, the whole machine (/proc/stat)")
+    for line in cpu_summary(after - before, time.monotonic() - started, os.cpu_count() or 1):
+        terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

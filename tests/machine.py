@@ -1,5 +1,6 @@
 """What the machine running the suite does with memory, printed at the top of every run
-(conftest.py's report header), so that a run's time can be read against the machine it ran on.
+(conftest.py's report header), and the CPU time the run used, printed at its end, so that a
+run's time can be read against the machine it ran on and the work it did.
 
 On the virtual machines the course's CI and development run on, the guest kernel reports free
 memory to its host (virtio-balloon's free page reporting), and a DAMON daemon pages out memory
@@ -11,6 +12,7 @@ with the reporting off (docs/contributors.md, "The host's memory, and the same c
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 SYSFS = Path("/sys")
@@ -58,4 +60,47 @@ def header() -> list[str]:
         f"machine: {os.cpu_count()} cores, {size}",
         f"free page reporting: {free_page_reporting()}",
         f"DAMON pageout: {damon_pageout()}",
+    ]
+
+
+@dataclass(frozen=True)
+class CpuTimes:
+    """The whole machine's CPU seconds since boot, summed over its cores (/proc/stat)."""
+
+    user: float  # user and nice
+    kernel: float  # system, irq and softirq
+    idle: float
+    iowait: float
+    steal: float  # taken by the host for other guests
+
+    def __sub__(self, other: CpuTimes) -> CpuTimes:
+        return CpuTimes(
+            self.user - other.user,
+            self.kernel - other.kernel,
+            self.idle - other.idle,
+            self.iowait - other.iowait,
+            self.steal - other.steal,
+        )
+
+
+def cpu_times(stat: Path = Path("/proc/stat")) -> CpuTimes | None:
+    for line in (_read(stat) or "").splitlines():
+        name, *fields = line.split()
+        if name == "cpu" and len(fields) >= 8:
+            user, nice, system, idle, iowait, irq, softirq, steal = (
+                int(f) / os.sysconf("SC_CLK_TCK") for f in fields[:8]
+            )
+            return CpuTimes(user + nice, system + irq + softirq, idle, iowait, steal)
+    return None
+
+
+def cpu_summary(used: CpuTimes, wall_s: float, cores: int) -> list[str]:
+    """The run's CPU time: busy seconds are the work, idle seconds the cores it left unused."""
+    busy = used.user + used.kernel
+    return [
+        f"wall {wall_s:.0f} s on {cores} cores: busy {busy:.0f} CPU s "
+        f"(user {used.user:.0f}, kernel {used.kernel:.0f}), idle {used.idle:.0f}, "
+        f"iowait {used.iowait:.0f}, steal {used.steal:.0f}",
+        f"busy {100 * busy / max(wall_s * cores, 1e-9):.1f} % of the cores; with none idle, "
+        f"this work takes {busy / cores:.0f} s",
     ]

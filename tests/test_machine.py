@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests import machine
@@ -43,3 +44,22 @@ def test_the_header_has_a_line_per_fact() -> None:
         "free page reporting",
         "DAMON pageout",
     ]
+
+
+def test_cpu_times_sum_the_first_line_of_proc_stat_in_seconds(tmp_path: Path) -> None:
+    stat = tmp_path / "stat"
+    hz = os.sysconf("SC_CLK_TCK")
+    fields = [f * hz for f in (10, 1, 4, 50, 2, 1, 1, 3, 0, 0)]
+    _write(stat, "cpu  " + " ".join(map(str, fields)) + "\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+    assert machine.cpu_times(stat) == machine.CpuTimes(11, 6, 50, 2, 3)
+    assert machine.cpu_times(tmp_path / "missing") is None
+
+
+def test_the_cpu_summary_says_the_work_and_what_it_would_take_on_busy_cores() -> None:
+    used = machine.CpuTimes(1800, 200, 100, 10, 5) - machine.CpuTimes(0, 0, 0, 0, 0)
+    first, second = machine.cpu_summary(used, wall_s=1100, cores=2)
+    assert first == (
+        "wall 1100 s on 2 cores: busy 2000 CPU s (user 1800, kernel 200), idle 100, "
+        "iowait 10, steal 5"
+    )
+    assert second == "busy 90.9 % of the cores; with none idle, this work takes 1000 s"
