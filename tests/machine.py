@@ -12,7 +12,7 @@ with the reporting off (docs/contributors.md, "The host's memory, and the same c
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 SYSFS = Path("/sys")
@@ -74,18 +74,12 @@ class CpuTimes:
     steal: float  # taken by the host for other guests
 
     def __sub__(self, other: CpuTimes) -> CpuTimes:
-        return CpuTimes(
-            self.user - other.user,
-            self.kernel - other.kernel,
-            self.idle - other.idle,
-            self.iowait - other.iowait,
-            self.steal - other.steal,
-        )
+        return CpuTimes(*(a - b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
 
 def cpu_times(stat: Path = Path("/proc/stat")) -> CpuTimes | None:
     for line in (_read(stat) or "").splitlines():
-        name, *fields = line.split()
+        name, *fields = line.split() or [""]
         if name == "cpu" and len(fields) >= 8:
             user, nice, system, idle, iowait, irq, softirq, steal = (
                 int(f) / os.sysconf("SC_CLK_TCK") for f in fields[:8]
