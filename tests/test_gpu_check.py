@@ -27,6 +27,8 @@ GOOD = [
     "%%writefile -a answer.py\nprint(ANSWER)\n",
     "exec(open('answer.py').read())",
     "import atexit, pathlib\natexit.register(pathlib.Path('atexit-ran').write_text, 'yes')",
+    "import jax\ndouble = jax.jit(lambda x: 2 * x)\n"
+    "for n in (3, 4, 5):\n    double(jax.numpy.ones(n))",
 ]
 FAILING = ["x = 1", "raise ValueError('the claim is false')", "print('never runs')"]
 SLOW = ["import time\ntime.sleep(60)"]
@@ -97,6 +99,9 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     assert report["machine"]["preload"]["used"] is True
     assert {"jax", "matplotlib.pyplot"} <= set(report["machine"]["preload"]["loaded"])
     assert (good.parent / "atexit-ran").read_text() == "yes"
+    # XLA's compiles are counted per cell: three shapes, three programs (and jnp.ones' own)
+    assert cells[0]["compiles"] == 0 and cells[0]["compile_seconds"] == 0
+    assert cells[8]["compiles"] >= 3 and 0 < cells[8]["compile_seconds"] <= cells[8]["seconds"]
     assert report["figures"] == [
         {
             "notebook": runs["good"]["notebook"],
@@ -119,6 +124,8 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert "| 99_answer | 42 |" in markdown and "ValueError: the claim is false" in markdown
     assert "Measured on cpu:" in markdown
+    longest = markdown.split("## Where the time went")[1].split("##")[0]
+    assert re.search(r"\| 8 \| [\d.]+ \| [\d.]+ \| [3-9] \| `import jax` \|", longest)
     assert "GPU shared with another process: unknown" in markdown  # no nvidia-smi here
 
 
@@ -320,7 +327,7 @@ def test_a_changed_lesson_is_estimated_cell_by_cell(
                 "seconds": 14.0,  # 4 s of start-up beyond its cells
                 "cells": [
                     {"source_head": "setup()", "seconds": 2.0},
-                    {"source_head": "time_it(1)", "seconds": 8.0},
+                    {"source_head": "time_it(1)", "seconds": 8.0, "compile_seconds": 5.0},
                 ],
             }
         ]
@@ -336,6 +343,12 @@ def test_a_changed_lesson_is_estimated_cell_by_cell(
     timings = gpu_plan.scaled_lessons([tmp_path / "run.json"], executed, names)
     assert timings["lessons/00_a/lesson.ipynb"] == gpu_plan.Timing(2 + 8 + 4 * 2.5 + 4, "scaled")
     assert timings["lessons/01_b/lesson.ipynb"] == gpu_plan.Timing(2 * 2.5 + 4, "scaled")
+    # where the time goes, cell by cell: the new cell's scaled seconds lead
+    rows, _, _ = gpu_plan.estimate_cells([tmp_path / "run.json"], executed, names)[names[0]]
+    assert gpu_plan.describe_longest(rows, 2).splitlines()[1:] == [
+        "  00_a cell 2:  10.0 s (scaled from the CPU)  new()",
+        "  00_a cell 1:   8.0 s (measured, 5.0 s of it compiling)  time_it(1)",
+    ]
     # A second run (the course in two commands) that has lesson 01 ran it in 6 s, 1 of them
     # start-up: its own ratio (5 / 2) and overhead replace the course's.
     later = {"notebook": "lessons/01_b/lesson.ipynb", "result": "pass", "seconds": 6.0}

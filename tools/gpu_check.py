@@ -11,9 +11,10 @@ widget (``quiz.show(``) are skipped and reported as skipped; nothing else is.
 
 The run keeps to an overall budget, so it always ends and names what it did not reach. It
 writes three files into DIR: ``report.md``, ``report.json`` (date, commit, machine, versions,
-per notebook: result, seconds, failing cell with traceback, warnings, every cell's text output
-and first source lines) and ``figures.zip`` (each matplotlib figure as a PNG). Lines that
-lessons print as ``GPU figure: NAME = VALUE ...`` are collected into one table.
+per notebook: result, seconds, failing cell with traceback, warnings, every cell's text output,
+first source lines and XLA compile seconds) and ``figures.zip`` (each matplotlib figure as a
+PNG). Lines that lessons print as ``GPU figure: NAME = VALUE ...`` are collected into one
+table.
 ``tools/add_gpu_run.py DIR`` copies the three files into docs/gpu-runs/, where the book
 (``make book``) shows them beside the lessons.
 """
@@ -74,6 +75,9 @@ MIN_NOTEBOOK_S = 15.0  # do not start a notebook with less budget than this
 # suite's kernels (autograder/kernel.py, whose list a test keeps equal to this one).
 STRICT_MODULES = ("__main__", "jax", "jaxlib", "flax", "optax", "orbax")
 STRICT_VARIABLE = "GPU_CHECK_STRICT"
+# JAX reports every XLA compile (GPU autotuning included) to jax.monitoring under this name.
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+LONGEST_CELLS = 12  # the report's "Where the time went" lists this many cells
 
 
 # ---------------------------------------------------------------------------
@@ -93,6 +97,33 @@ class CellResult:
     source_head: str = ""
     traceback: str = ""
     note: str = ""
+    compile_seconds: float = 0.0  # of ``seconds``, the time XLA spent compiling
+    compiles: int = 0
+
+
+class _CompileClock:
+    """XLA's compile seconds and count in this process so far, from JAX's own monitoring events.
+
+    It listens once jax has been imported (at once in a process forked from the zygote), so a
+    notebook that imports jax itself has the compiles of that first cell uncounted."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.count = 0
+        self._listening = False
+
+    def listen(self) -> None:
+        if self._listening or "jax" not in sys.modules:
+            return
+        import jax.monitoring
+
+        jax.monitoring.register_event_duration_secs_listener(self._on_duration)
+        self._listening = True
+
+    def _on_duration(self, event: str, seconds: float, **_: object) -> None:
+        if event == COMPILE_EVENT:
+            self.seconds += seconds
+            self.count += 1
 
 
 class _Tee(io.TextIOBase):
@@ -202,6 +233,7 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
         result_path.write_text(json.dumps([asdict(r) for r in results]))
 
     failed = False
+    clock = _CompileClock()
     for index, source, tags in cells:
         cell = CellResult(index=index, status="running", source_head=_head(source))
         results.append(cell)
@@ -213,6 +245,8 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
         cell_file = sources_dir / f"cell_{index:02d}.py"  # real files: tracebacks and inspect work
         cell_file.write_text(source, encoding="utf-8")
         out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+        clock.listen()
+        compiled_before = (clock.seconds, clock.count)
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
@@ -238,6 +272,8 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
                 cell.traceback = "".join(traceback.format_exception(error))[-6000:]
                 failed = not expected
         cell.seconds = round(time.perf_counter() - start, 2)
+        cell.compile_seconds = round(clock.seconds - compiled_before[0], 2)
+        cell.compiles = clock.count - compiled_before[1]
         cell.stdout, cell.stderr = _clip(out.copy.getvalue()), _clip(err.copy.getvalue(), 4000)
         cell.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
         cell.figures = _save_figures(figure_dir, f"{tag}-cell{index:02d}")
@@ -498,6 +534,34 @@ def sharing_line(sharing: dict[str, object]) -> str:
     return f"- GPU shared with another process: no ({sharing['why']})"
 
 
+def longest_cells_section(runs: list[NotebookRun]) -> list[str]:
+    """The run's longest cells, each split into XLA compiling (GPU autotuning included) and the
+    rest: where a GPU configuration would have to shrink for the check to fit its budget."""
+    cells = [(run.notebook, cell) for run in runs for cell in run.cells if cell["seconds"]]
+    cells.sort(key=lambda pair: float(pair[1]["seconds"]), reverse=True)  # type: ignore[arg-type]
+    if not cells:
+        return []
+    lines = [
+        "## Where the time went",
+        "",
+        f"The {min(LONGEST_CELLS, len(cells))} longest cells; compiling is what JAX reported as "
+        "XLA's compile time (`/jax/core/compile/backend_compile_duration`), the rest is running "
+        "and everything else.",
+        "",
+        "| notebook | cell | seconds | compiling | programs compiled | first line |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for notebook, cell in cells[:LONGEST_CELLS]:
+        first = next((x for x in str(cell["source_head"]).splitlines() if x.strip()), "")
+        first = first.strip().replace("|", "\\|")[:80]
+        lines.append(
+            f"| {notebook} | {cell['index']} | {float(cell['seconds']):.1f} | "  # type: ignore[arg-type]
+            f"{float(cell.get('compile_seconds', 0.0)):.1f} | {cell.get('compiles', 0)} | "  # type: ignore[arg-type]
+            f"`{first}` |"
+        )
+    return [*lines, ""]
+
+
 def markdown_report(
     machine: dict[str, object],
     runs: list[NotebookRun],
@@ -532,8 +596,8 @@ def markdown_report(
         + (f" (beside them, one at a time, on CPU devices: {', '.join(beside)})" if beside else "")
         + f", then solutions {jobs} at a time",
         "",
-        "| notebook | result | seconds | cells run | skipped | failing cell |",
-        "|---|---|---:|---:|---:|---:|",
+        "| notebook | result | seconds | compiling (s) | cells run | skipped | failing cell |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for run in runs:
         ran = sum(c["status"] in ("ok", "expected-error") for c in run.cells)
@@ -541,12 +605,14 @@ def markdown_report(
             c for c in run.cells if c["status"] == "skipped" and c["note"] != "after a failure"
         ]
         failing = "" if run.failing_cell is None else str(run.failing_cell)
+        compiling = sum(float(c.get("compile_seconds", 0.0)) for c in run.cells)  # type: ignore[arg-type]
         lines.append(
-            f"| {run.notebook} | {run.result} | {run.seconds:.1f} | {ran}/"
+            f"| {run.notebook} | {run.result} | {run.seconds:.1f} | {compiling:.1f} | {ran}/"
             f"{len(run.cells)} | {len(skipped)} | {failing} |"
         )
     passed = sum(r.result == "pass" for r in runs)
     lines += ["", f"{passed}/{len(runs)} notebooks passed.", ""]
+    lines += longest_cells_section(runs)
     figures = collect_figures(runs)
     lines += ["## GPU figures", ""]
     if not figures:
@@ -590,6 +656,8 @@ def markdown_report(
             status = f"{cell['status']}, {cell['seconds']} s" + (
                 f", {cell['note']}" if cell["note"] else ""
             )
+            if cell.get("compiles"):
+                status += f", {cell['compiles']} compiles in {cell['compile_seconds']} s"
             if cell["figures"]:
                 status += f", figures: {', '.join(cell['figures'])}"  # type: ignore[arg-type]
             lines.append(f"**cell {cell['index']}** ({status})")

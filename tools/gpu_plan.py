@@ -25,7 +25,7 @@ import json
 import re
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -151,13 +151,29 @@ def _cpu_seconds(cell: dict) -> float | None:
 
 @dataclass(frozen=True)
 class LessonCells:
-    """One lesson's code cells now: each cell's GPU seconds if unchanged since the run, and
-    its CPU seconds; plus the run's per-lesson overhead (start-up and imports)."""
+    """One lesson's code cells now: each cell's GPU seconds if unchanged since the run (and the
+    XLA compile seconds of those, where the run recorded them), and its CPU seconds; plus the
+    run's per-lesson overhead (start-up and imports)."""
 
     gpu: list[float | None]
     cpu: list[float]
     overhead_s: float | None
     not_run: int  # cells the CPU execution did not reach or skipped: counted as 0 s
+    indices: list[int] = field(default_factory=list)  # among all cells, as gpu_check counts
+    first_lines: list[str] = field(default_factory=list)
+    gpu_compile: list[float | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CellEstimate:
+    """One lesson cell's part of the plan."""
+
+    notebook: str
+    cell: int  # its index among all the notebook's cells, as tools/gpu_check.py reports it
+    seconds: float
+    measured: bool  # its seconds from the GPU run; else its CPU seconds scaled
+    compile_seconds: float | None  # of a measured cell: XLA compiling, where the run recorded it
+    first_line: str
 
 
 def _read_json(path: Path) -> dict:
@@ -171,28 +187,35 @@ def _read_json(path: Path) -> dict:
 
 def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
     notebook = _read_json(executed)
-    old = {}
+    old: dict[str, dict] = {}
     overhead = None
     if run is not None:
         # a cell skipped after a failure has no GPU time: it is scaled like a changed one
         ran = [cell for cell in run["cells"] if cell.get("status") != "skipped"]
-        old = {cell["source_head"]: float(cell["seconds"]) for cell in ran}
+        old = {cell["source_head"]: cell for cell in ran}
         if run["result"] == "pass":
-            overhead = max(float(run["seconds"]) - sum(old.values()), 0.0)
+            overhead = max(float(run["seconds"]) - sum(float(c["seconds"]) for c in ran), 0.0)
     gpu: list[float | None] = []
+    gpu_compile: list[float | None] = []
     cpu: list[float] = []
+    indices, first_lines = [], []
     not_run = 0
-    for cell in notebook["cells"]:
+    for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        gpu.append(old.get(_head(source)))
+        then = old.get(_head(source))
+        gpu.append(None if then is None else float(then["seconds"]))
+        compiling = None if then is None else then.get("compile_seconds")
+        gpu_compile.append(None if compiling is None else float(compiling))
         seconds = _cpu_seconds(cell)
         not_run += seconds is None
         cpu.append(seconds or 0.0)
+        indices.append(index)
+        first_lines.append(next((line for line in source.splitlines() if line.strip()), ""))
     if not_run == len(cpu):
         raise ReportError(f"{executed}: no code cell has an execution timing (not executed?)")
-    return LessonCells(gpu, cpu, overhead, not_run)
+    return LessonCells(gpu, cpu, overhead, not_run, indices, first_lines, gpu_compile)
 
 
 def _ratio(cells: list[LessonCells]) -> float | None:
@@ -201,12 +224,13 @@ def _ratio(cells: list[LessonCells]) -> float | None:
     return gpu / cpu if cpu >= MIN_MATCHED_CPU_S else None
 
 
-def scaled_lessons(
+def estimate_cells(
     run_paths: list[Path], executed_dir: Path, lessons: list[str]
-) -> dict[str, Timing]:
-    """Each lesson's estimated GPU seconds (see the module docstring); ``lessons`` are
-    ``lessons/<name>/lesson.ipynb`` paths, ``executed_dir`` holds ``<name>/lesson.ipynb``;
-    a lesson in several runs is taken from the last of them."""
+) -> dict[str, tuple[list[CellEstimate], float, int]]:
+    """Per lesson: each code cell's estimated GPU seconds (see the module docstring), the
+    lesson's start-up seconds, and how many of its cells the CPU execution did not reach.
+    ``lessons`` are ``lessons/<name>/lesson.ipynb`` paths, ``executed_dir`` holds
+    ``<name>/lesson.ipynb``; a lesson in several runs is taken from the last of them."""
     runs = {r["notebook"]: r for path in run_paths for r in _read_json(path).get("notebooks", [])}
     cells = {}
     for name in lessons:
@@ -218,16 +242,50 @@ def scaled_lessons(
         raise ReportError(f"{names}: no unchanged cell in any lesson to scale from")
     overheads = [c.overhead_s for c in cells.values() if c.overhead_s is not None]
     typical_overhead = statistics.median(overheads) if overheads else 0.0
-    timings = {}
+    estimates = {}
     for name, lesson in cells.items():
         ratio = _ratio([lesson]) or course_ratio
-        seconds = sum(
-            g if g is not None else s * ratio for g, s in zip(lesson.gpu, lesson.cpu, strict=True)
-        )
+        rows = [
+            CellEstimate(name, index, g if g is not None else s * ratio, g is not None, c, line)
+            for g, s, c, index, line in zip(
+                lesson.gpu,
+                lesson.cpu,
+                lesson.gpu_compile,
+                lesson.indices,
+                lesson.first_lines,
+                strict=True,
+            )
+        ]
         overhead = lesson.overhead_s if lesson.overhead_s is not None else typical_overhead
-        missing = f", {lesson.not_run} cells not run on the CPU" if lesson.not_run else ""
+        estimates[name] = (rows, overhead, lesson.not_run)
+    return estimates
+
+
+def scaled_lessons(
+    run_paths: list[Path], executed_dir: Path, lessons: list[str]
+) -> dict[str, Timing]:
+    """Each lesson's estimated GPU seconds: its cells' (``estimate_cells``) and its start-up."""
+    timings = {}
+    for name, (rows, overhead, not_run) in estimate_cells(run_paths, executed_dir, lessons).items():
+        missing = f", {not_run} cells not run on the CPU" if not_run else ""
+        seconds = sum(row.seconds for row in rows)
         timings[name] = Timing(round(seconds + overhead, 1), f"scaled{missing}")
     return timings
+
+
+def describe_longest(rows: list[CellEstimate], count: int) -> str:
+    """The ``count`` longest lesson cells of the plan: where shrinking a configuration pays."""
+    lines = [f"the {count} longest lesson cells of the plan (GPU seconds):"]
+    for row in sorted(rows, key=lambda r: r.seconds, reverse=True)[:count]:
+        if not row.measured:
+            how = "scaled from the CPU"
+        elif row.compile_seconds is None:
+            how = "measured"
+        else:
+            how = f"measured, {row.compile_seconds:.1f} s of it compiling"
+        lesson = Path(row.notebook).parent.name
+        lines.append(f"  {lesson} cell {row.cell}: {row.seconds:5.1f} s ({how})  {row.first_line}")
+    return "\n".join(lines)
 
 
 def lessons_on_cpu_devices(root: Path, lessons: list[str], profile: str) -> frozenset[str]:
@@ -258,6 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-s", type=float, default=480.0)
     parser.add_argument("--reports", type=Path, nargs="*", default=[], help="for the solutions")
     parser.add_argument(
+        "--longest",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also list the N lesson cells with the most estimated GPU seconds",
+    )
+    parser.add_argument(
         "--profile",
         default="h200",
         help="the GPU whose configurations decide which lessons "
@@ -275,10 +340,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         known = known_seconds(args.reports or args.runs)
         known.update(scaled_lessons(args.runs, args.executed, lessons))
+        cells = estimate_cells(args.runs, args.executed, lessons) if args.longest else {}
     except ReportError as error:
         parser.error(str(error))
     beside = lessons_on_cpu_devices(root, lessons, args.profile)
     print(describe(plan(lessons + solutions, known, args.jobs, beside), args.budget_s))
+    if args.longest:
+        rows = [row for name, (estimates, _, _) in cells.items() if name not in beside
+                for row in estimates]  # fmt: skip
+        print(describe_longest(rows, args.longest))
     return 0
 
 
