@@ -552,8 +552,7 @@ def longest_cells_section(runs: list[NotebookRun]) -> list[str]:
         "|---|---:|---:|---:|---:|---|",
     ]
     for notebook, cell in cells[:LONGEST_CELLS]:
-        first = next((x for x in str(cell["source_head"]).splitlines() if x.strip()), "")
-        first = first.strip().replace("|", "\\|")[:80]
+        first = gpu_plan.first_line(str(cell["source_head"])).strip().replace("|", "\\|")[:80]
         lines.append(
             f"| {notebook} | {cell['index']} | {float(cell['seconds']):.1f} | "  # type: ignore[arg-type]
             f"{float(cell.get('compile_seconds', 0.0)):.1f} | {cell.get('compiles', 0)} | "  # type: ignore[arg-type]

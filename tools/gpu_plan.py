@@ -25,7 +25,7 @@ import json
 import re
 import statistics
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -150,18 +150,24 @@ def _cpu_seconds(cell: dict) -> float | None:
 
 
 @dataclass(frozen=True)
-class LessonCells:
-    """One lesson's code cells now: each cell's GPU seconds if unchanged since the run (and the
-    XLA compile seconds of those, where the run recorded them), and its CPU seconds; plus the
-    run's per-lesson overhead (start-up and imports)."""
+class CodeCell:
+    """One code cell of a lesson now: its CPU seconds, and its GPU seconds (with the XLA
+    compile seconds among them, where the run recorded them) if unchanged since the run."""
 
-    gpu: list[float | None]
-    cpu: list[float]
+    index: int  # among all the notebook's cells, as tools/gpu_check.py counts them
+    first_line: str
+    cpu: float
+    gpu: float | None
+    gpu_compile: float | None
+
+
+@dataclass(frozen=True)
+class LessonCells:
+    """One lesson's code cells, and the run's per-lesson overhead (start-up and imports)."""
+
+    cells: list[CodeCell]
     overhead_s: float | None
     not_run: int  # cells the CPU execution did not reach or skipped: counted as 0 s
-    indices: list[int] = field(default_factory=list)  # among all cells, as gpu_check counts
-    first_lines: list[str] = field(default_factory=list)
-    gpu_compile: list[float | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,11 @@ class CellEstimate:
     measured: bool  # its seconds from the GPU run; else its CPU seconds scaled
     compile_seconds: float | None  # of a measured cell: XLA compiling, where the run recorded it
     first_line: str
+
+
+def first_line(source: str) -> str:
+    """A cell's first line that is not blank: how the plan and the report name a cell."""
+    return next((line for line in source.splitlines() if line.strip()), "")
 
 
 def _read_json(path: Path) -> dict:
@@ -195,33 +206,34 @@ def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
         old = {cell["source_head"]: cell for cell in ran}
         if run["result"] == "pass":
             overhead = max(float(run["seconds"]) - sum(float(c["seconds"]) for c in ran), 0.0)
-    gpu: list[float | None] = []
-    gpu_compile: list[float | None] = []
-    cpu: list[float] = []
-    indices, first_lines = [], []
+    cells = []
     not_run = 0
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
             continue
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        then = old.get(_head(source))
-        gpu.append(None if then is None else float(then["seconds"]))
-        compiling = None if then is None else then.get("compile_seconds")
-        gpu_compile.append(None if compiling is None else float(compiling))
+        then = old.get(_head(source), {})
         seconds = _cpu_seconds(cell)
         not_run += seconds is None
-        cpu.append(seconds or 0.0)
-        indices.append(index)
-        first_lines.append(next((line for line in source.splitlines() if line.strip()), ""))
-    if not_run == len(cpu):
+        gpu, compiling = then.get("seconds"), then.get("compile_seconds")
+        cells.append(
+            CodeCell(
+                index,
+                first_line(source),
+                seconds or 0.0,
+                None if gpu is None else float(gpu),
+                None if compiling is None else float(compiling),
+            )
+        )
+    if not_run == len(cells):
         raise ReportError(f"{executed}: no code cell has an execution timing (not executed?)")
-    return LessonCells(gpu, cpu, overhead, not_run, indices, first_lines, gpu_compile)
+    return LessonCells(cells, overhead, not_run)
 
 
-def _ratio(cells: list[LessonCells]) -> float | None:
-    gpu = sum(g for c in cells for g, _ in zip(c.gpu, c.cpu, strict=True) if g is not None)
-    cpu = sum(s for c in cells for g, s in zip(c.gpu, c.cpu, strict=True) if g is not None)
-    return gpu / cpu if cpu >= MIN_MATCHED_CPU_S else None
+def _ratio(lessons: list[LessonCells]) -> float | None:
+    matched = [cell for lesson in lessons for cell in lesson.cells if cell.gpu is not None]
+    cpu = sum(cell.cpu for cell in matched)
+    return sum(cell.gpu for cell in matched) / cpu if cpu >= MIN_MATCHED_CPU_S else None  # type: ignore[misc]
 
 
 def estimate_cells(
@@ -246,31 +258,38 @@ def estimate_cells(
     for name, lesson in cells.items():
         ratio = _ratio([lesson]) or course_ratio
         rows = [
-            CellEstimate(name, index, g if g is not None else s * ratio, g is not None, c, line)
-            for g, s, c, index, line in zip(
-                lesson.gpu,
-                lesson.cpu,
-                lesson.gpu_compile,
-                lesson.indices,
-                lesson.first_lines,
-                strict=True,
+            CellEstimate(
+                name,
+                cell.index,
+                cell.gpu if cell.gpu is not None else cell.cpu * ratio,
+                cell.gpu is not None,
+                cell.gpu_compile,
+                cell.first_line,
             )
+            for cell in lesson.cells
         ]
         overhead = lesson.overhead_s if lesson.overhead_s is not None else typical_overhead
         estimates[name] = (rows, overhead, lesson.not_run)
     return estimates
 
 
-def scaled_lessons(
-    run_paths: list[Path], executed_dir: Path, lessons: list[str]
+def lesson_timings(
+    estimates: dict[str, tuple[list[CellEstimate], float, int]],
 ) -> dict[str, Timing]:
-    """Each lesson's estimated GPU seconds: its cells' (``estimate_cells``) and its start-up."""
+    """Each lesson's estimated GPU seconds: its cells' and its start-up."""
     timings = {}
-    for name, (rows, overhead, not_run) in estimate_cells(run_paths, executed_dir, lessons).items():
+    for name, (rows, overhead, not_run) in estimates.items():
         missing = f", {not_run} cells not run on the CPU" if not_run else ""
         seconds = sum(row.seconds for row in rows)
         timings[name] = Timing(round(seconds + overhead, 1), f"scaled{missing}")
     return timings
+
+
+def scaled_lessons(
+    run_paths: list[Path], executed_dir: Path, lessons: list[str]
+) -> dict[str, Timing]:
+    """Each lesson's estimated GPU seconds (``estimate_cells``, summed)."""
+    return lesson_timings(estimate_cells(run_paths, executed_dir, lessons))
 
 
 def describe_longest(rows: list[CellEstimate], count: int) -> str:
@@ -339,8 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     try:
         known = known_seconds(args.reports or args.runs)
-        known.update(scaled_lessons(args.runs, args.executed, lessons))
-        cells = estimate_cells(args.runs, args.executed, lessons) if args.longest else {}
+        cells = estimate_cells(args.runs, args.executed, lessons)
+        known.update(lesson_timings(cells))
     except ReportError as error:
         parser.error(str(error))
     beside = lessons_on_cpu_devices(root, lessons, args.profile)
