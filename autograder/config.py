@@ -17,6 +17,11 @@ LESSON_NOTEBOOK = "lesson.ipynb"
 # busy 2-core machine; a cell that needs longer than this is a bug in the task.
 CELL_TIMEOUT_S = 300
 
+# After a shutdown request a kernel still runs the notebook's exit hooks (the exercises delete
+# their temporary folders, checkpoints and all, with atexit). jupyter_client's default of 5 s
+# sends SIGTERM after 2.5 s, which cut that off on a busy machine and left the folders in /tmp.
+KERNEL_EXIT_S = 30
+
 # Limits for grading one untrusted submission (`python -m autograder grade`); each
 # can be changed on the command line.
 NOTEBOOK_TIMEOUT_S = 1800  # wall clock for the whole submission, feedback included

@@ -29,6 +29,11 @@ LESSONS = {
         "exec(\"import warnings; warnings.warn('old', DeprecationWarning)\", "
         "{'__name__': 'somelib.module'})"
     ),
+    # as the exercises delete their temporary folders: at the kernel's exit, and slowly
+    "06_slow_exit_hook": (
+        "import atexit, time\nfrom pathlib import Path\n"
+        "atexit.register(lambda: (time.sleep(4), Path('exit-hook-ran').touch()))"
+    ),
 }
 
 
@@ -41,8 +46,14 @@ def write_lessons(root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, runner.LessonRun]:
-    lessons_dir = tmp_path_factory.mktemp("lessons")
+def lessons_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("lessons")
+
+
+@pytest.fixture(scope="module")
+def report(
+    lessons_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, runner.LessonRun]:
     write_lessons(lessons_dir)
     out = tmp_path_factory.mktemp("report")
     runs = runner.run_course(runner.find_lessons([], lessons_dir), out)
@@ -78,6 +89,14 @@ def test_deprecations_from_other_libraries_are_left_alone(
     report: dict[str, runner.LessonRun],
 ) -> None:
     assert report["05_deprecation_inside_another_library"].passed
+
+
+def test_a_kernel_finishes_its_exit_hooks(
+    report: dict[str, runner.LessonRun], lessons_dir: Path
+) -> None:
+    """jupyter_client's default would have sent SIGTERM 2.5 s into a 4 s hook."""
+    assert report["06_slow_exit_hook"].passed
+    assert (lessons_dir / "06_slow_exit_hook" / "exit-hook-ran").exists()
 
 
 def test_lessons_are_chosen_by_number_or_name(tmp_path: Path) -> None:
