@@ -22,6 +22,12 @@ CELL_TIMEOUT_S = 300
 # sends SIGTERM after 2.5 s, which cut that off on a busy machine and left the folders in /tmp.
 KERNEL_EXIT_S = 30
 
+
+def kernel_client_config() -> Config:
+    """nbclient settings for the course's kernels: time to run their exit hooks."""
+    return Config(KernelManager={"shutdown_wait_time": KERNEL_EXIT_S})
+
+
 # Limits for grading one untrusted submission (`python -m autograder grade`); each
 # can be changed on the command line.
 NOTEBOOK_TIMEOUT_S = 1800  # wall clock for the whole submission, feedback included

@@ -15,10 +15,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-from traitlets.config import Config
 
 from autograder import notebooks
-from autograder.config import CELL_TIMEOUT_S, KERNEL_EXIT_S, LESSON_NOTEBOOK, LESSONS_DIR
+from autograder.config import CELL_TIMEOUT_S, LESSON_NOTEBOOK, LESSONS_DIR, kernel_client_config
 from autograder.kernel import strict_kernels
 
 # Appended after the lesson's own cells, so it cannot change what the lesson sets up
@@ -61,7 +60,7 @@ def run_lesson(path: Path, executed_dir: Path | None = None) -> LessonRun:
         timeout=CELL_TIMEOUT_S,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-        config=Config(KernelManager={"shutdown_wait_time": KERNEL_EXIT_S}),  # its exit hooks
+        config=kernel_client_config(),
     )
     error = ""
     start = time.perf_counter()

@@ -17,10 +17,9 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbgrader.utils import determine_grade
-from traitlets.config import Config
 
 from autograder import notebooks
-from autograder.config import CELL_TIMEOUT_S, KERNEL_EXIT_S
+from autograder.config import CELL_TIMEOUT_S, kernel_client_config
 from autograder.kernel import EMULATE_TF32_VARIABLE
 from tests.course import grade_id, solution_notebook
 from tests.per_assignment import classes_per_assignment
@@ -111,7 +110,7 @@ def client(notebook: nbformat.NotebookNode, workdir: Path) -> NotebookClient:
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(workdir)}},
-        config=Config(KernelManager={"shutdown_wait_time": KERNEL_EXIT_S}),
+        config=kernel_client_config(),
     )
 
 
