@@ -82,3 +82,20 @@ def test_the_lessons_cluster_dies_with_a_killed_kernel(tmp_path: Path) -> None:
         left = gone(folder)
     shutil.rmtree(work, ignore_errors=True)
     assert left == [], f"daemons left after the kernel died: {left}"
+
+
+@needs_slurm
+def test_stop_cluster_ends_daemons_that_ignore_the_shutdown(tmp_path: Path) -> None:
+    """A slurmd the controller's shutdown never reaches (here: stopped, so it cannot act on
+    it) gets SIGTERM, then SIGKILL, each after the grace time; the suite once waited 120 s."""
+    code = cluster.cluster_code()
+    env, daemons = code["start_cluster"](tmp_path / "cluster")
+    slurmds = daemons[1:]
+    for daemon in slurmds:
+        os.kill(daemon.pid, signal.SIGSTOP)
+    began = time.monotonic()
+    code["stop_cluster"](env, daemons, grace_s=1)
+    took = time.monotonic() - began
+    assert all(d.poll() is not None for d in daemons), [d.pid for d in daemons]
+    assert [d.returncode for d in slurmds] == [-signal.SIGKILL] * len(slurmds)
+    assert took < 10, f"stop_cluster took {took:.1f} s"

@@ -79,17 +79,25 @@ def start(code: dict[str, Any], folder: Path) -> int:
     return 0
 
 
-def stop(code: dict[str, Any], folder: Path, timeout_s: float = 30) -> int:
+def stop(code: dict[str, Any], folder: Path, grace_s: float = 10) -> int:
     if (folder / "slurm.conf").exists():
         code["stop_cluster"](code["slurm_env"](folder / "slurm.conf"))
-    deadline = time.monotonic() + timeout_s
-    while processes_naming(folder) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    for pid in processes_naming(folder):  # did not stop in time
-        os.kill(pid, signal.SIGKILL)
+    for escalation in (signal.SIGTERM, signal.SIGKILL):  # as the lesson's stop_cluster does
+        deadline = time.monotonic() + grace_s
+        while processes_naming(folder) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for pid in processes_naming(folder):  # did not stop in time
+            _signal(pid, escalation)
     shutil.rmtree(folder, ignore_errors=True)
     print(f"stopped the cluster in {folder}" if not processes_naming(folder) else "left over!")
     return 0 if not processes_naming(folder) else 1
+
+
+def _signal(pid: int, number: signal.Signals) -> None:
+    try:
+        os.kill(pid, number)
+    except ProcessLookupError:  # it ended since we looked
+        pass
 
 
 def status(code: dict[str, Any], folder: Path) -> int:
