@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -14,9 +15,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.course import solution_notebook
+from tests.course import LESSONS_DIR, solution_notebook
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "gpu_check.py"
+LESSONS = sorted(LESSONS_DIR.glob("*/lesson.ipynb"))
 
 GOOD = [
     "import matplotlib.pyplot as plt\nvalue = 6 * 7\nprint('measured')",
@@ -201,6 +203,45 @@ def test_a_figure_value_is_split_from_its_unit(
     spec.loader.exec_module(gpu_check)
     match = gpu_check.FIGURE_LINE.match(line)
     assert match and (match["value"], match["rest"]) == (value, unit)
+
+
+def _figure_strings(source: str) -> list[str]:
+    """The "GPU figure:" strings a cell's code prints, each as written ({expression} for a
+    formatted value); f-strings split over lines count as one, as Python joins them."""
+    tree = ast.parse(source)
+    parts = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+             for value in node.values for inner in ast.walk(value)}  # fmt: skip
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in parts:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(
+                v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                for v in node.values
+            )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if text.startswith("GPU figure:"):
+            found.append(text)
+    return found
+
+
+def test_every_figure_a_lesson_prints_names_its_device_last() -> None:
+    """The report files a figure under what follows its last " on ": a note after the device
+    ("on NVIDIA H200 (peak 989 TFLOP/s)") made a table of its own in the 2026-12-04 report."""
+    figures, misfiled = 0, []
+    for path in LESSONS:
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if cell.cell_type == "code" and "GPU figure:" in cell.source:
+                for text in _figure_strings(cell.source):
+                    figures += 1
+                    if not re.search(r" on (\{[^{}]+\}|\w+)$", text):
+                        misfiled.append(f"{path.parent.name} cell {index}: {text}")
+    assert figures > 90  # the lessons print about a hundred
+    assert misfiled == []
 
 
 def _tool_module(name: str, monkeypatch: pytest.MonkeyPatch):
