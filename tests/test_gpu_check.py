@@ -92,6 +92,10 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     assert cells[0]["stdout"].strip() == "measured"
     assert cells[2]["stdout"].strip() == "42"  # the last expression is shown, as in Jupyter
     assert cells[3]["status"] == "skipped" and "quiz" in cells[3]["note"]
+    digests = [c["source_digest"] for c in cells]  # tools/gpu_plan.py tells changed cells by it
+    assert all(re.fullmatch(r"[0-9a-f]{16}", d) for d in digests) and len(set(digests)) == len(
+        cells
+    )
     assert [c["stdout"].strip() for c in cells[4:7]] == [
         "Writing answer.py",
         "Appending to answer.py",
@@ -302,6 +306,52 @@ def test_solutions_run_jobs_at_a_time_and_lessons_alone_but_one_on_cpu_devices(
     assert l0[2]["XLA_CLIENT_MEM_FRACTION"] is None  # lessons keep the defaults
     assert l0[2]["XLA_PYTHON_CLIENT_PREALLOCATE"] is None
     assert beside[2]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"  # the GPU lane has the memory
+
+
+def test_a_cell_changed_below_its_first_lines_is_scaled_not_taken_as_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gpu_plan = _tool_module("gpu_plan", monkeypatch)
+    head_b, head_c = ("\n".join(f"{c}{i}()" for i in range(gpu_plan.HEAD_LINES)) for c in "bc")
+    old_b, old_c = f"{head_b}\nslow()", f"{head_c}\nslow()"
+    # The old sources, committed where the report says it ran: the report of cell 2 has only
+    # their first lines, as reports made before the digest do.
+    repo = tmp_path / "course"
+    _executed_lesson(repo / "lessons/00_a/lesson.ipynb", [("setup()", 0), (old_b, 0), (old_c, 0)])
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "run"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    cells = [
+        {"index": 0, "source_head": "setup()", "seconds": 4.0},
+        {"index": 1, "source_head": head_b, "seconds": 20.0},
+        {"index": 2, "source_head": head_c, "seconds": 30.0},
+    ]
+    cells[1]["source_digest"] = gpu_plan.source_digest(old_b)
+    row = {"notebook": "lessons/00_a/lesson.ipynb", "result": "pass", "seconds": 55.0}
+    (tmp_path / "run.json").write_text(
+        json.dumps({"commit": commit, "notebooks": [row | {"cells": cells}]})
+    )
+    # Now: both long cells changed in their last line; setup ran 2 CPU s against 4 GPU s.
+    executed = tmp_path / "executed"
+    now = [("setup()", 2), (f"{head_b}\nfast()", 3), (f"{head_c}\nfast()", 1)]
+    _executed_lesson(executed / "00_a/lesson.ipynb", now)
+    names = ["lessons/00_a/lesson.ipynb"]
+    run = [tmp_path / "run.json"]
+    # start-up 55 - (4 + 20 + 30) = 1 s; both changed cells scaled by the ratio 4 / 2
+    assert gpu_plan.scaled_lessons(run, executed, names, repo)[names[0]].seconds == 4 + 6 + 2 + 1
+    # Without the history, cell 2's first lines are all there is to go by: its old 30 s stand,
+    # and set the ratio with setup's: (4 + 30) / (2 + 1).
+    without = 4 + 3 * 34 / 3 + 30 + 1
+    assert gpu_plan.scaled_lessons(run, executed, names)[names[0]].seconds == without
+    # and a commit the checkout does not have is the same as no history
+    (tmp_path / "run.json").write_text(
+        json.dumps({"commit": "0" * 40, "notebooks": [row | {"cells": cells}]})
+    )
+    assert gpu_plan.scaled_lessons(run, executed, names, repo)[names[0]].seconds == without
 
 
 def test_the_plan_reads_earlier_reports_and_guesses_the_rest(

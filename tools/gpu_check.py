@@ -95,6 +95,7 @@ class CellResult:
     warnings: list[str] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
     source_head: str = ""
+    source_digest: str = ""  # of the whole source: tools/gpu_plan.py tells a changed cell by it
     traceback: str = ""
     note: str = ""
     compile_seconds: float = 0.0  # of ``seconds``, the time XLA spent compiling
@@ -235,7 +236,8 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
     failed = False
     clock = _CompileClock()
     for index, source, tags in cells:
-        cell = CellResult(index=index, status="running", source_head=_head(source))
+        digest = gpu_plan.source_digest(source)
+        cell = CellResult(index, "running", source_head=_head(source), source_digest=digest)
         results.append(cell)
         skip = next((why for marker, why in SKIP_MARKERS.items() if marker in source), None)
         if failed or skip or not source.strip():

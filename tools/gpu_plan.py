@@ -7,7 +7,9 @@ median of the timed notebooks of its kind (lesson or solution), marked as a gues
 
 Lessons change between GPU runs, so a lesson's old total says little about its new form.
 ``scaled_lessons`` estimates a lesson cell by cell instead: a cell whose source is unchanged
-since the GPU run keeps the seconds it took there; a changed or new cell gets its seconds on
+since the GPU run keeps the seconds it took there (the whole source: the report's digest of
+it, or for reports without one the cell at the report's commit, read with git; the first lines
+alone where neither is there); a changed or new cell gets its seconds on
 the CPU (the suite's executed copy, in the CPU configuration) times the lesson's GPU/CPU ratio
 over its unchanged cells (the whole course's ratio when the lesson has too few of them). From
 the command line (the course's environment, after the suite has executed the lessons):
@@ -21,9 +23,11 @@ ran the course in two commands leaves two reports).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import statistics
+import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import datetime
@@ -138,6 +142,43 @@ def _head(source: str) -> str:
     return "\n".join(source.splitlines()[:HEAD_LINES])
 
 
+def source_digest(source: str) -> str:
+    """What a report keeps of a cell's whole source, to tell later whether it changed."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+def sources_at(commit: str | None, notebook: str, root: Path) -> dict[int, str]:
+    """A notebook's cell sources at ``commit`` by cell index, read with git; empty where git or
+    the commit is not there (a report of a copy without history)."""
+    if not commit:
+        return {}
+    try:
+        shown = subprocess.run(
+            ["git", "-C", str(root), "show", f"{commit}:{notebook}"],
+            capture_output=True,
+            check=True,
+            timeout=30,
+        )
+        cells = json.loads(shown.stdout)["cells"]
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        return {}
+    return {index: _text(cell["source"]) for index, cell in enumerate(cells)}
+
+
+def _text(source: str | list[str]) -> str:
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _unchanged(then: dict, source: str, then_sources: dict[int, str]) -> bool:
+    """Whether a run's cell (matched by its first lines) has the same whole source now."""
+    if then.get("source_digest"):
+        return then["source_digest"] == source_digest(source)
+    old = then_sources.get(then.get("index", -1))
+    if old is not None and _head(old) == then.get("source_head"):
+        return old == source
+    return True  # only the first lines are known, and they match
+
+
 def _cpu_seconds(cell: dict) -> float | None:
     """The seconds nbclient recorded for an executed cell (its execution timestamps)."""
     timing = cell.get("metadata", {}).get("execution", {})
@@ -196,7 +237,10 @@ def _read_json(path: Path) -> dict:
         raise ReportError(f"{path}: not JSON ({error})") from None
 
 
-def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
+def _lesson_cells(
+    run: dict | None, executed: Path, then_sources: dict[int, str] | None = None
+) -> LessonCells:
+    """``then_sources``: the lesson's cells at the run's commit, where git has them."""
     notebook = _read_json(executed)
     old: dict[str, dict] = {}
     overhead = None
@@ -211,8 +255,10 @@ def _lesson_cells(run: dict | None, executed: Path) -> LessonCells:
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
             continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        source = _text(cell["source"])
         then = old.get(_head(source), {})
+        if then and not _unchanged(then, source, then_sources or {}):
+            then = {}
         seconds = _cpu_seconds(cell)
         not_run += seconds is None
         gpu, compiling = then.get("seconds"), then.get("compile_seconds")
@@ -237,17 +283,24 @@ def _ratio(lessons: list[LessonCells]) -> float | None:
 
 
 def estimate_cells(
-    run_paths: list[Path], executed_dir: Path, lessons: list[str]
+    run_paths: list[Path], executed_dir: Path, lessons: list[str], root: Path | None = None
 ) -> dict[str, tuple[list[CellEstimate], float, int]]:
     """Per lesson: each code cell's estimated GPU seconds (see the module docstring), the
     lesson's start-up seconds, and how many of its cells the CPU execution did not reach.
     ``lessons`` are ``lessons/<name>/lesson.ipynb`` paths, ``executed_dir`` holds
-    ``<name>/lesson.ipynb``; a lesson in several runs is taken from the last of them."""
-    runs = {r["notebook"]: r for path in run_paths for r in _read_json(path).get("notebooks", [])}
+    ``<name>/lesson.ipynb``; a lesson in several runs is taken from the last of them. ``root``:
+    the course's git checkout, to read a report's cells at its commit (none: first lines only)."""
+    runs: dict[str, tuple[dict, str | None]] = {}
+    for path in run_paths:
+        report = _read_json(path)
+        for row in report.get("notebooks", []):
+            runs[row["notebook"]] = (row, report.get("commit"))
     cells = {}
     for name in lessons:
         executed = executed_dir / Path(name).parent.name / "lesson.ipynb"
-        cells[name] = _lesson_cells(runs.get(name), executed)
+        run, commit = runs.get(name, (None, None))
+        then_sources = sources_at(commit, name, root) if root and run else {}
+        cells[name] = _lesson_cells(run, executed, then_sources)
     course_ratio = _ratio(list(cells.values()))
     if course_ratio is None:
         names = ", ".join(str(path) for path in run_paths)
@@ -286,10 +339,10 @@ def lesson_timings(
 
 
 def scaled_lessons(
-    run_paths: list[Path], executed_dir: Path, lessons: list[str]
+    run_paths: list[Path], executed_dir: Path, lessons: list[str], root: Path | None = None
 ) -> dict[str, Timing]:
     """Each lesson's estimated GPU seconds (``estimate_cells``, summed)."""
-    return lesson_timings(estimate_cells(run_paths, executed_dir, lessons))
+    return lesson_timings(estimate_cells(run_paths, executed_dir, lessons, root))
 
 
 def describe_longest(rows: list[CellEstimate], count: int) -> str:
@@ -358,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     try:
         known = known_seconds(args.reports or args.runs)
-        cells = estimate_cells(args.runs, args.executed, lessons)
+        cells = estimate_cells(args.runs, args.executed, lessons, root)
         known.update(lesson_timings(cells))
     except ReportError as error:
         parser.error(str(error))
