@@ -93,9 +93,8 @@ def test_a_report_of_outputs_failures_skips_timeouts_and_figures(tmp_path: Path)
     assert cells[2]["stdout"].strip() == "42"  # the last expression is shown, as in Jupyter
     assert cells[3]["status"] == "skipped" and "quiz" in cells[3]["note"]
     digests = [c["source_digest"] for c in cells]  # tools/gpu_plan.py tells changed cells by it
-    assert all(re.fullmatch(r"[0-9a-f]{16}", d) for d in digests) and len(set(digests)) == len(
-        cells
-    )
+    assert all(re.fullmatch(r"[0-9a-f]{16}", d) for d in digests)
+    assert len(set(digests)) == len(cells)
     assert [c["stdout"].strip() for c in cells[4:7]] == [
         "Writing answer.py",
         "Appending to answer.py",

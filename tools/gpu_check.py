@@ -153,10 +153,6 @@ def _clip(text: str, limit: int = MAX_CELL_TEXT) -> str:
     return text if len(text) <= limit else "[…]\n" + text[-limit:]
 
 
-def _head(source: str, lines: int = 8) -> str:
-    return "\n".join(source.splitlines()[:lines])
-
-
 def _code_cells(notebook_path: Path) -> list[tuple[int, str, list[str]]]:
     """(index among all cells, source, tags) for every code cell."""
     try:
@@ -167,8 +163,7 @@ def _code_cells(notebook_path: Path) -> list[tuple[int, str, list[str]]]:
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
+        source = gpu_plan.cell_source(cell.get("source", ""))
         found.append((index, source, list(cell.get("metadata", {}).get("tags", []))))
     return found
 
@@ -237,7 +232,9 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
     clock = _CompileClock()
     for index, source, tags in cells:
         digest = gpu_plan.source_digest(source)
-        cell = CellResult(index, "running", source_head=_head(source), source_digest=digest)
+        cell = CellResult(
+            index, "running", source_head=gpu_plan.source_head(source), source_digest=digest
+        )
         results.append(cell)
         skip = next((why for marker, why in SKIP_MARKERS.items() if marker in source), None)
         if failed or skip or not source.strip():

@@ -37,7 +37,7 @@ from pathlib import Path
 MD_ROW = re.compile(r"^\| (\S+\.ipynb) \| (pass|FAIL|timed out|crashed) \| ([\d.]+) \|", re.M)
 PROBE_S = 10.0  # the machine probe: one Python process that imports jax and asks nvidia-smi
 DEFAULT_S = 30.0  # when no report times anything of a kind
-HEAD_LINES = 8  # tools/gpu_check.py keeps this many first lines of a cell's source
+HEAD_LINES = 8  # a report keeps this many first lines of each cell's source (source_head)
 MIN_MATCHED_CPU_S = 2.0  # below this the lesson's own GPU/CPU ratio is noise
 
 
@@ -138,7 +138,8 @@ def describe(plan: Plan, budget_s: float) -> str:
     return "\n".join(lines)
 
 
-def _head(source: str) -> str:
+def source_head(source: str) -> str:
+    """The first lines of a cell's source: how reports (and so the plan) name a cell."""
     return "\n".join(source.splitlines()[:HEAD_LINES])
 
 
@@ -162,10 +163,11 @@ def sources_at(commit: str | None, notebook: str, root: Path) -> dict[int, str]:
         cells = json.loads(shown.stdout)["cells"]
     except (OSError, subprocess.SubprocessError, ValueError, KeyError):
         return {}
-    return {index: _text(cell["source"]) for index, cell in enumerate(cells)}
+    return {index: cell_source(cell["source"]) for index, cell in enumerate(cells)}
 
 
-def _text(source: str | list[str]) -> str:
+def cell_source(source: str | list[str]) -> str:
+    """A notebook cell's source as one string (nbformat allows a list of lines)."""
     return "".join(source) if isinstance(source, list) else source
 
 
@@ -174,7 +176,7 @@ def _unchanged(then: dict, source: str, then_sources: dict[int, str]) -> bool:
     if then.get("source_digest"):
         return then["source_digest"] == source_digest(source)
     old = then_sources.get(then.get("index", -1))
-    if old is not None and _head(old) == then.get("source_head"):
+    if old is not None and source_head(old) == then.get("source_head"):
         return old == source
     return True  # only the first lines are known, and they match
 
@@ -255,8 +257,8 @@ def _lesson_cells(
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
             continue
-        source = _text(cell["source"])
-        then = old.get(_head(source), {})
+        source = cell_source(cell["source"])
+        then = old.get(source_head(source), {})
         if then and not _unchanged(then, source, then_sources or {}):
             then = {}
         seconds = _cpu_seconds(cell)
