@@ -109,7 +109,7 @@ def test_source_heads_are_cut_as_gpu_check_cuts_them(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "gpu_check", gpu_check)
     spec.loader.exec_module(gpu_check)
     for source in ["", "x = 1", "\n".join(f"line {i}" for i in range(20)), "a\r\nb\n\n\nc\n"]:
-        assert gpu_runs.source_head(source) == gpu_check._head(source)
+        assert gpu_runs.source_head(source) == gpu_check.gpu_plan.source_head(source)
 
 
 def test_a_report_page_shows_no_solution_cells() -> None:

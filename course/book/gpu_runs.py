@@ -23,7 +23,7 @@ from typing import Any, Literal
 from autograder.config import REPO_ROOT
 
 GPU_RUNS_DIR = REPO_ROOT / "docs" / "gpu-runs"
-HEAD_LINES = 8  # gpu_check keeps this many first lines of each cell's source
+HEAD_LINES = 8  # gpu_check keeps this many first lines of each cell's source (gpu_plan's)
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
 
 
