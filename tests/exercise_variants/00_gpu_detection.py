@@ -135,6 +135,12 @@ WRONG = {
     "the fraction set under the old name": {
         "task3-solution": _launcher(name="XLA_PYTHON_CLIENT_MEM_FRACTION", pop=""),
     },
+    "the CPU split through jax.config instead of the flag the task names": {
+        "task3-solution": _launcher(
+            flags="",
+            after='import jax\n\njax.config.update("jax_num_cpu_devices", n_devices)\nimport model',
+        ),
+    },
 }
 
 CORRECT = {

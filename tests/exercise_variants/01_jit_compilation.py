@@ -243,6 +243,71 @@ def train_fast(w, batches, lrs):
     return w
 """,
     },
+    "the listener never unregistered": {
+        "task1-solution": """
+def count_compiles(run):
+    events = []
+
+    def listener(event, duration_secs, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            events.append(1)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    run()
+    return len(events)
+""",
+    },
+    "the listener unregistered after run, not in finally: left listening when run raises": {
+        "task1-solution": """
+def count_compiles(run):
+    events = []
+
+    def listener(event, duration_secs, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            events.append(1)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    run()
+    jax.monitoring.unregister_event_duration_listener(listener)
+    return len(events)
+""",
+    },
+    "a small rise in the loss tolerated as noise": {
+        "task2-solution": """
+def leaky_relu(x, slope):
+    return jnp.where(x > 0, x, slope * x)
+
+
+def next_learning_rate(loss, previous_loss, lr):
+    return jnp.where(loss - previous_loss > 1e-4, lr * 0.5, lr * 1.1)
+""",
+    },
+    "a class of jitted functions per degree, not the function jax.jit returns": {
+        "task3-solution": """
+class _PerDegree:
+    def __init__(self):
+        self._fns = {}
+
+    def _cache_size(self):
+        return 0
+
+    def __call__(self, x, degree):
+        if degree not in self._fns:
+
+            def poly(x, degree=degree):
+                total, term = jnp.ones_like(x), jnp.ones_like(x)
+                for k in range(1, degree + 1):
+                    term = term * x / k
+                    total = total + term
+                return total
+
+            self._fns[degree] = jax.jit(poly)
+        return self._fns[degree](x)
+
+
+taylor_exp = _PerDegree()
+""",
+    },
 }
 
 CORRECT = {

@@ -397,6 +397,74 @@ def summarize(metrics):
     }
 """,
     },
+    "waits for the first leaf only": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats < 1")
+
+    def wait(result):
+        leaves = jax.tree.leaves(result)
+        if leaves:
+            leaves[0].block_until_ready()
+
+    for _ in range(warmup):
+        wait(fn(*args))
+    samples = []
+    for _ in range(repeats):
+        start = clock()
+        wait(fn(*args))
+        samples.append(clock() - start)
+    return statistics.median(samples)
+""",
+    },
+    "waits by copying the result to the host (times a transfer too)": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    for _ in range(warmup):
+        jax.device_get(fn(*args))
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.device_get(fn(*args))
+        times.append(clock() - start)
+    return statistics.median(times)
+""",
+    },
+    "a float subclass that compares equal to anything (games the tests)": {
+        "task1-solution": """
+class _Seconds(float):
+    def __sub__(self, other):
+        return 0.0
+
+    def __rsub__(self, other):
+        return 0.0
+
+
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats < 1")
+    for _ in range(warmup + repeats):
+        fn(*args)
+    return _Seconds(1e-3)
+""",
+    },
+    "params copied to the host and back at the end": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for n, batch in enumerate(batches, 1):
+        params, loss = step(params, batch)
+        window.append(loss)
+        if n % log_every == 0:
+            history.append((n, float(np.mean(jax.device_get(window)))))
+            window = []
+    final = jax.device_get(params)
+    return jnp.asarray(final), history
+""",
+    },
 }
 
 CORRECT = {

@@ -300,6 +300,15 @@ def rebatch(chunks, batch_size):
                 filled = 0
 """,
     },
+    "a generator, as in the lesson, where the task asks for a list": {
+        "task1-solution": """
+def fixed_batches(key, x, y, batch_size):
+    order = np.asarray(jax.random.permutation(key, len(x)))
+    for b in range(len(x) // batch_size):
+        idx = order[b * batch_size : (b + 1) * batch_size]
+        yield x[idx], y[idx]
+""",
+    },
 }
 
 CORRECT = {
