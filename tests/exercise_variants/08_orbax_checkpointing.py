@@ -378,9 +378,101 @@ def restore_sharded(make_model, directory, mesh):
     return model
 """,
     },
+    "the first save fixed at step 1 instead of the run's first save": {
+        "task2-solution": _EVERY_AND_FIRST.replace(
+            "decisions.InitialSavePolicy()", "decisions.SpecificStepsPolicy([1])"
+        )
+        + _OPEN_AND_SAVE_OK.replace(_EVERY_AND_FIRST, "")
+        + _RESUME_OK,
+    },
+    "start_run saves in the background and returns before the files are complete": {
+        "task3-solution": """
+_PENDING = []
+
+
+def start_run(directory, split):
+    model, optimizer = make_model_and_optimizer()
+    data_key = jax.random.key(DATA_SEED)
+    losses = []
+    for _ in range(split):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    state = {
+        "params": nnx.state(model, nnx.Param),
+        "optimizer": nnx.state(optimizer),
+        "key": jax.random.key_data(data_key),
+    }
+    _PENDING.append(ocp.v1.save_async(Path(directory).absolute(), state, overwrite=True))
+    return losses
+
+
+def resume_run(directory, total_steps):
+    for pending in _PENDING:
+        pending.result()
+    model, optimizer = make_model_and_optimizer(seed=1)
+    data_key = jax.random.key(DATA_SEED + 1)
+    target = {
+        "params": nnx.state(model, nnx.Param),
+        "optimizer": nnx.state(optimizer),
+        "key": jax.random.key_data(data_key),
+    }
+    got = ocp.v1.load(Path(directory).absolute(), target)
+    nnx.update(model, got["params"])
+    nnx.update(optimizer, got["optimizer"])
+    data_key = jax.random.wrap_key_data(got["key"])
+    losses = []
+    for _ in range(int(optimizer.step[...]), total_steps):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    return model, optimizer, losses
+""",
+    },
+    "loaded in the saved layout onto abstract targets, then moved with device_put": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    graphdef, abstract, rest = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
+    loaded = ocp.v1.load(Path(directory).absolute(), abstract)
+    placed = jax.tree.map(
+        lambda a: jax.device_put(a, NamedSharding(mesh, P(None, "model") if a.ndim == 2 else P())),
+        loaded,
+    )
+    return nnx.merge(graphdef, placed, rest)
+""",
+    },
 }
 
 CORRECT = {
+    "abstract targets without shardings (Orbax's warning is silenced by the setup cell)": {
+        "task1-solution": """
+def _absolute(directory):
+    directory = Path(directory)
+    return directory if directory.is_absolute() else Path.cwd() / directory
+
+
+def save_params(model, directory):
+    where = _absolute(directory)
+    ocp.v1.save_async(where, nnx.state(model, nnx.Param), overwrite=True).result()
+    return where
+
+
+def restore_params(make_model, directory):
+    graph, abstract_params, others = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
+    return nnx.merge(graph, ocp.v1.load(_absolute(directory), abstract_params), others)
+""",
+    },
+    "biases as P(None), the same layout as P()": {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    graphdef, abstract, rest = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
+
+    def target(a):
+        spec = P(None, "model") if a.ndim == 2 else P(*([None] * a.ndim))
+        return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=NamedSharding(mesh, spec))
+
+    params = ocp.v1.load(Path(directory).absolute(), jax.tree.map(target, abstract))
+    return nnx.merge(graphdef, params, rest)
+""",
+    },
     "the legacy V0 StandardCheckpointer, a leftover-free merge, resolve()": {
         "task1-solution": """
 import os.path
