@@ -323,6 +323,76 @@ def shard_batch(batch, mesh):
     return jax.device_put(padded, rows), jax.device_put(weights, rows)
 """,
     },
+    "divisibility checked axis by axis, not by the product": {
+        "task1-solution": """
+def shard_shape(global_shape, mesh_axes, spec):
+    spec = tuple(spec)
+    if len(spec) > len(global_shape):
+        raise ValueError("spec longer than the shape")
+    spec = spec + (None,) * (len(global_shape) - len(spec))
+    result = []
+    for size, entry in zip(global_shape, spec, strict=True):
+        names = (entry,) if isinstance(entry, str) else tuple(entry or ())
+        if any(size % mesh_axes[name] for name in names):
+            raise ValueError(f"{size} does not divide")
+        result.append(size // math.prod(mesh_axes[name] for name in names))
+    return tuple(result)
+""",
+    },
+    "only instructions whose line starts with % (the ROOT line is missed)": {
+        "task2-solution": """
+import re
+
+
+def all_reduce_bytes(compiled):
+    total = 0
+    for line in compiled.as_text().splitlines():
+        match = re.match(r"\\s*%[\\w.\\-]+ = (.*?) all-reduce(?:-start)?\\(", line)
+        if match:
+            for dtype, dims in re.findall(r"(\\w+)\\[([\\d,]*)\\]", match.group(1)):
+                total += math.prod(int(d) for d in dims.split(",") if d) * HLO_BYTES[dtype]
+    return total
+""",
+    },
+    "a wrapper whose compiled cost_analysis divides the FLOPs (games the tests)": {
+        "task3-solution": """
+def make_sharded_eval(mesh, batch_size):
+    replicated = NamedSharding(mesh, P())
+    real = jax.jit(
+        lambda params, key: eval_loss(params, synthetic_batch(key, batch_size)),
+        in_shardings=(replicated, replicated),
+        out_shardings=replicated,
+    )
+    pieces = mesh.shape["data"]
+
+    class _Compiled:
+        def __init__(self, inner):
+            self._inner = inner
+
+        def cost_analysis(self):
+            cost = dict(self._inner.cost_analysis())
+            return {**cost, "flops": cost["flops"] / pieces}
+
+        def __getattr__(self, name):
+            return getattr(self._inner, name)
+
+    class _Lowered:
+        def __init__(self, inner):
+            self._inner = inner
+
+        def compile(self, *args, **kwargs):
+            return _Compiled(self._inner.compile(*args, **kwargs))
+
+    class _Evaluate:
+        def __call__(self, *args):
+            return real(*args)
+
+        def lower(self, *args, **kwargs):
+            return _Lowered(real.lower(*args, **kwargs))
+
+    return _Evaluate()
+""",
+    },
 }
 
 CORRECT = {

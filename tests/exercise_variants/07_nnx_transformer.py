@@ -393,6 +393,21 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return new
 """,
     },
+    "prompt + out: a tuple prompt fails once a token is generated": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    out = []
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(prompt + out))
+        if temperature == 0:
+            token = int(jnp.argmax(logits))
+        else:
+            key, sub = jax.random.split(key)
+            token = int(jax.random.categorical(sub, logits / temperature))
+        out.append(token)
+    return out
+""",
+    },
 }
 
 CORRECT = {
