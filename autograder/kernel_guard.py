@@ -8,8 +8,9 @@ Hidden tests run in the same kernel after the student's code, so an answer cell 
 what they call (``np.allclose = lambda *a, **k: True``), rebind a helper a locked cell defined,
 or change how IPython runs the next cells. Before each locked or graded cell this guard puts
 back every function, class and module that the public namespaces of the Python, NumPy, JAX,
-Flax, Optax, Orbax and quiz modules held when they were imported, the names the locked cells
-bound, IPython's cell machinery, and no trace hook. After a graded cell it checks that all of
+Flax, Optax, Orbax and quiz modules held when they were imported, the methods of those classes
+and of JAX's array type, the names the locked cells bound, IPython's cell machinery, and no
+trace hook. After a graded cell it checks that all of
 that is still in place and publishes a receipt keyed with a secret the grader wrote for this
 kernel alone; the grader gives no points to a graded cell without an intact receipt.
 
@@ -37,6 +38,8 @@ GUARDED_MODULES = re.compile(
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
     r"|optax|flax|flax\.nnx|orbax|orbax\.checkpoint|quiz(\..+)?"
 ).fullmatch
+# Classes the tests use whose objects reach answers without a public name to guard them by.
+PRIVATE_CLASSES = {"jax._src.array": ("ArrayImpl",)}
 IPYTHON_NAMES = re.compile(r"_+|_i+|_i?\d+|In|Out|_oh|_dh|_ih|exit|quit|get_ipython").fullmatch
 SHELL_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
 SYS_HOOKS = ("displayhook", "excepthook", "breakpointhook")
@@ -60,6 +63,7 @@ class _CourseGuard:
         self.mime = config["mime"]
         self.publish = shell.display_pub.publish
         self.modules: dict = {}  # name -> (module, guarded entries)
+        self.modules_with_classes_watched: set = set()
         self.classes: dict = {}  # id -> (class, guarded entries)
         self.functions: dict = {}  # id -> (function, (code, defaults, kwdefaults))
         self.trusted_names: dict = {}  # bound by locked cells: name -> value
@@ -103,6 +107,26 @@ class _CourseGuard:
                 self.classes[id(klass)] = (klass, kept)
                 for value in kept.values():
                     self.watch_function(value)
+
+    def watch_library_classes(self) -> None:
+        """Watch the classes the guarded modules hold (``jax.stages.Compiled``, ...).
+
+        Done before a cell rather than when a module's code has run: a library may still add
+        methods to its classes from modules imported after it (JAX does), and those belong to
+        the guarded state.
+        """
+        for name, (_, kept) in list(self.modules.items()):
+            if name not in self.modules_with_classes_watched:
+                self.modules_with_classes_watched.add(name)
+                for value in kept.values():
+                    if isinstance(value, type):
+                        self.watch_class(value)
+        for module_name, class_names in PRIVATE_CLASSES.items():
+            module = sys.modules.get(module_name)
+            for class_name in class_names:
+                value = getattr(module, class_name, None)
+                if isinstance(value, type):
+                    self.watch_class(value)
 
     def find_spec(self, name, path=None, target=None):
         """A meta-path finder that records each module as soon as its code has run."""
@@ -221,6 +245,7 @@ class _CourseGuard:
         self.grade_id = self.graded.get(self.cell)
         for name, module in list(sys.modules.items()):
             self.watch_module(name, module)
+        self.watch_library_classes()
         if self.grade_id is None and self.cell not in self.locked:
             return
         self.restore()

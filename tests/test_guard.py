@@ -26,6 +26,8 @@ TESTS = {
         "assert helper() == 1\n"
         "assert quiz.points({}, '00_gpu_detection') == 0\n"
         "import numpy\nassert numpy is np\n"
+        "import pathlib\nassert not pathlib.Path('/no/such/file').exists()\n"
+        "assert 'is_relative_to' not in vars(pathlib.Path)\n"
     ),
     "test-raises": (
         "try:\n    np.testing.assert_allclose(0.0, 1.0)\nexcept AssertionError:\n    pass\n"
@@ -48,6 +50,10 @@ UNDONE = {
     "swallows exceptions": "get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)",
     "silences tracebacks": "get_ipython().showtraceback = lambda *a, **k: None",
     "patches the shell's class": "type(get_ipython()).showtraceback = lambda *a, **k: None",
+    "patches a library class": (
+        "import pathlib\npathlib.Path.exists = lambda self: True\n"
+        "pathlib.PurePath.is_relative_to = lambda self, other: True"
+    ),
     "sets a trace hook": "import sys\nsys.settrace(lambda *a: None)",
     "honest code beside the tests": (
         "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
@@ -62,13 +68,15 @@ FLAGGED = {
 }
 
 
-def _run(answer: str, tmp_path: Path) -> tuple[nbformat.NotebookNode, list[str]]:
-    cells = [SETUP, answer, *TESTS.values()]
+def _run(
+    answer: str, tmp_path: Path, setup: str = SETUP, tests: dict[str, str] = TESTS
+) -> tuple[nbformat.NotebookNode, list[str]]:
+    cells = [setup, answer, *tests.values()]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    for cell, grade_id in zip(notebook.cells[2:], TESTS, strict=True):
+    for cell, grade_id in zip(notebook.cells[2:], tests, strict=True):
         cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "locked": True}
-    graded = {guard.source_hash(source): grade_id for grade_id, source in TESTS.items()}
-    with guard.arm_cells(graded, [guard.source_hash(SETUP)], tmp_path) as armed:
+    graded = {guard.source_hash(source): grade_id for grade_id, source in tests.items()}
+    with guard.arm_cells(graded, [guard.source_hash(setup)], tmp_path) as armed:
         NotebookClient(
             notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True
         ).execute()
@@ -121,3 +129,27 @@ def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
     notebook, disturbed = _run(forge, tmp_path)
     assert disturbed == ["test-values"], disturbed
     _ran_as_written(notebook, disturbed)
+
+
+JAX_SETUP = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+JAX_TESTS = {
+    "test-flops": (
+        "compiled = jax.jit(lambda a: a @ a).lower(jnp.ones((8, 8))).compile()\n"
+        "assert compiled.cost_analysis()['flops'] == 2 * 8**3\n"
+    ),
+    "test-array": (
+        "assert float(jnp.float32(2.5)) == 2.5\nassert np.asarray(jnp.ones(2)).sum() == 2\n"
+    ),
+}
+
+
+def test_the_guard_undoes_patches_to_jax_classes(tmp_path: Path) -> None:
+    # Classes the tests reach through objects rather than names: a compiled program, an array.
+    answer = (
+        "type(jax.jit(abs).lower(1.0).compile()).cost_analysis = lambda self: {'flops': 1024.0}\n"
+        "type(jnp.ones(1)).__float__ = lambda self: 0.0\n"
+        "type(jnp.ones(1)).__array__ = lambda self, *a, **k: np.ones(2)\n"
+    )
+    notebook, disturbed = _run(answer, tmp_path, JAX_SETUP, JAX_TESTS)
+    assert disturbed == []
+    assert [_errors(cell) for cell in notebook.cells[2:]] == [[], []]
