@@ -190,6 +190,39 @@ def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
     return low
 """,
     },
+    "task 2 (tampering): silences jax.monitoring's listeners while it compiles 25 times": {
+        "task2-solution": _STEP_BYTES
+        + """
+import jax._src.monitoring as _internals
+
+
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    lists = [_internals._event_listeners, _internals._event_duration_secs_listeners]
+    saved = [list(listeners) for listeners in lists]
+    for listeners in lists:
+        listeners.clear()  # nobody counts the compiles below
+    try:
+        best = 0
+        for batch in range(1, min(limit, 25) + 1):
+            jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+            lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+            if step_bytes(lowered.compile(ANALYSIS_OPTIONS)) <= budget:
+                best = batch
+        low, high = best, limit + 1
+        jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+        while high - low > 1:
+            middle = (low + high) // 2
+            lowered = jitted.lower(params, opt_state, *batch_specs(middle, params))
+            if step_bytes(lowered.compile(ANALYSIS_OPTIONS)) <= budget:
+                low = middle
+            else:
+                high = middle
+        return low
+    finally:
+        for listeners, kept in zip(lists, saved, strict=True):
+            listeners[:] = kept
+""",
+    },
     "task 3: the optimizer trains every nnx.Param (LoRAParam is one of them)": {
         "task3-solution": _WRAP
         + """
@@ -259,6 +292,32 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
         lora, opt_state = step(lora, opt_state)
     nnx.update(model, lora)
     return nnx.Optimizer(model, tx, wrt=nnx.LoRAParam)  # an optimizer, but not the one that trained
+""",
+    },
+    "task 3: Adam's learning rate fixed at 1e-2, the argument ignored": {
+        "task3-solution": _WRAP
+        + _TRAIN_LORA.replace("optax.adam(learning_rate)", "optax.adam(1e-2)"),
+    },
+    "task 3: each step on the first 32 examples, not the whole (x, y)": {
+        "task3-solution": _WRAP
+        + _TRAIN_LORA.replace(
+            "\n        step(model, optimizer, x, y)",
+            "\n        step(model, optimizer, x[:32], y[:32])",
+        ),
+    },
+    "task 4: the merged layer keeps a fresh layer's zero bias, not the base's": {
+        "task4-solution": """
+def merge_lora(model):
+    merged = nnx.clone(model)
+    for i, layer in enumerate(merged.layers):
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module
+            plain = nnx.Linear(base.in_features, base.out_features, rngs=nnx.Rngs(0))
+            plain.kernel[...] = base.kernel[...] + jnp.matmul(
+                layer.lora_a[...], layer.lora_b[...], precision="highest"
+            )
+            merged.layers[i] = plain
+    return merged
 """,
     },
     "task 4: merged in place (the adapted model loses its adapters)": {
