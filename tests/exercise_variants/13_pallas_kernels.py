@@ -488,6 +488,146 @@ def linear_relu(x, w, b, bm, bn, bk):
     )(x, w, b)
 """,
     },
+    "task 1: masks one row and one column too far (<= instead of <)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        r = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br, bc), 0)
+        c = pl.program_id(1) * bc + lax.broadcasted_iota(jnp.int32, (br, bc), 1)
+        inside = (r <= rows) & (c <= cols)  # the part of the tile that lies in x
+        columns = pl.program_id(1) * bc + jnp.arange(bc) <= cols
+        h = pltriton.load(x_ref, mask=inside, other=0).astype(jnp.float32)
+        h = h * pltriton.load(scale_ref, mask=columns, other=0).astype(jnp.float32)
+        h = h + pltriton.load(shift_ref, mask=columns, other=0).astype(jnp.float32)
+        pltriton.store(o_ref, jax.nn.silu(h).astype(o_ref.dtype), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+
+""",
+    },
+    "task 1: computed with jnp outside, the kernel only copies the result in (masked)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+    h = jax.nn.silu(x.astype(jnp.float32) * scale + shift).astype(x.dtype)  # outside the kernel
+
+    def kernel(h_ref, scale_ref, shift_ref, o_ref):
+        r = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br, bc), 0)
+        c = pl.program_id(1) * bc + lax.broadcasted_iota(jnp.int32, (br, bc), 1)
+        inside = (r < rows) & (c < cols)
+        columns = pl.program_id(1) * bc + jnp.arange(bc) < cols
+        pltriton.load(scale_ref, mask=columns, other=0)
+        pltriton.load(shift_ref, mask=columns, other=0)
+        pltriton.store(o_ref, pltriton.load(h_ref, mask=inside, other=0), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(h, scale, shift)
+""",
+    },
+    "task 2: rows masked one too far (<= instead of <)": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        r = pl.program_id(0) * block_rows + jnp.arange(block_rows)  # rows of this group
+        inside = (r[:, None] <= rows) & (jnp.arange(width)[None, :] < cols)  # entries that exist
+        v = pltriton.load(x_ref, mask=inside, other=-jnp.inf)  # exp(-inf) = 0 adds nothing
+        m = jnp.max(v, axis=1)
+        m = jnp.where(m == -jnp.inf, 0.0, m)  # a row of -inf (or past the end): no -inf - -inf
+        lse = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+        pltriton.store(o_ref, lse, mask=r <= rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+
+""",
+    },
+    "task 2: the log-sum-exp computed outside, passed in and copied by the kernel": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+    lse = jax.nn.logsumexp(x, axis=1)  # computed by XLA, outside the kernel
+
+    def kernel(x_ref, lse_ref, o_ref):
+        r = pl.program_id(0) * block_rows + jnp.arange(block_rows)
+        inside = (r[:, None] < rows) & (jnp.arange(width)[None, :] < cols)
+        pltriton.load(x_ref, mask=inside, other=-jnp.inf)  # loaded, unused
+        pltriton.store(o_ref, pltriton.load(lse_ref, mask=r < rows, other=0.0), mask=r < rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[
+            pl.BlockSpec((block_rows, width), lambda i: (i, 0)),
+            pl.BlockSpec((block_rows,), lambda i: (i,)),
+        ],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x, lse)
+""",
+    },
+    "task 3: rows masked one too far (<= instead of <)": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        rows = (pl.program_id(0) * bm + jnp.arange(bm) <= m)[:, None]  # rows that exist
+
+        def step(s, acc):
+            xs = pltriton.load(x_ref.at[:, pl.ds(s * bk, bk)], mask=rows, other=0)  # (bm, bk)
+            ws = w_ref[pl.ds(s * bk, bk), :]  # (bk, bn): K and N divide, no mask
+            return acc + jnp.dot(xs, ws, preferred_element_type=jnp.float32)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        pltriton.store(o_ref, jnp.maximum(acc + b_ref[...], 0.0), mask=rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+
+""",
+    },
 }
 
 CORRECT = {
@@ -633,6 +773,37 @@ def linear_relu(x, w, b, bm, bn, bk):
         out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
         interpret=True,
     )(x, w, b)
+""",
+    },
+    "task 3: the grid lists column tiles first": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        rows = (pl.program_id(1) * bm + jnp.arange(bm) < m)[:, None]  # rows that exist
+
+        def step(s, acc):
+            xs = pltriton.load(x_ref.at[:, pl.ds(s * bk, bk)], mask=rows, other=0)  # (bm, bk)
+            ws = w_ref[pl.ds(s * bk, bk), :]  # (bk, bn): K and N divide, no mask
+            return acc + jnp.dot(xs, ws, preferred_element_type=jnp.float32)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        pltriton.store(o_ref, jnp.maximum(acc + b_ref[...], 0.0), mask=rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(n // bn, pl.cdiv(m, bm)),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda j, i: (i, 0)),
+            pl.BlockSpec((k, bn), lambda j, i: (0, j)),
+            pl.BlockSpec((bn,), lambda j, i: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda j, i: (i, j)),
+        interpret=True,
+    )(x, w, b)
+
 """,
     },
 }
