@@ -148,6 +148,14 @@ _WRONG = {
             "losses.append(loss)\n        if step % 5 == 0:\n"
             '            print(f"step {step}: {loss:.4f}")',
         ),
+        # a read of one shard: NumPy views a one-device array in place, without `_value`
+        _TRAIN_STEP
+        + _TRAIN.replace(
+            "losses.append(loss)",
+            "losses.append(loss)\n"
+            "        if not np.isfinite(np.asarray(loss.addressable_data(0))):\n"
+            "            break",
+        ),
     ],
     "task3-solution": [
         # the parameters only: Adam starts again from zero moments
@@ -277,6 +285,7 @@ _WRONG_LABELS = {
         "bool(jnp.isfinite(loss)) at every step",
         "jax.block_until_ready(loss) at every step",
         "a progress line every fifth step",
+        "np.isfinite of the loss's first shard at every step",
     ],
     "task3-solution": [
         "parameters only, fresh Adam moments",
