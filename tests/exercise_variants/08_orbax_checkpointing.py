@@ -115,6 +115,59 @@ def resume_run(directory, total_steps):
 
 
 WRONG = {
+    "restores the copy save_params kept in memory, the disk only as a fallback": {
+        "task1-solution": """
+_KEPT = {}
+
+
+def save_params(model, directory):
+    path = Path(directory).absolute()
+    params = nnx.state(model, nnx.Param)
+    ocp.v1.save(path, params, overwrite=True)
+    _KEPT[path] = jax.tree.map(jnp.copy, params)
+    return path
+"""
+        + _RESTORE_OK.replace(
+            "    params = ocp.v1.load(Path(directory).absolute(), target)",
+            "    params = _KEPT.get(Path(directory).absolute())\n"
+            "    if params is None:\n"
+            "        params = ocp.v1.load(Path(directory).absolute(), target)",
+        ),
+    },
+    "resumes from the copy save_step kept in memory, the disk only as a fallback": {
+        "task2-solution": _EVERY_AND_FIRST
+        + """
+
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        save_decision_policy=_first_and_every(every),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
+
+
+_KEPT = {}
+
+
+def save_step(checkpointer, step, model, optimizer):
+    saved = checkpointer.save_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    )
+    if saved:
+        _KEPT[str(checkpointer.directory)] = step, nnx.clone(model), nnx.clone(optimizer)
+    return saved
+
+
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if str(checkpointer.directory) in _KEPT:
+        step, kept_model, kept_optimizer = _KEPT[str(checkpointer.directory)]
+        nnx.update(model, nnx.state(kept_model, nnx.Param))
+        nnx.update(optimizer, nnx.state(kept_optimizer))
+        return step
+"""
+        + _RESUME_OK.split("    checkpointer.wait()\n", 1)[1],
+    },
     "relative path handed to Orbax as it is": {
         "task1-solution": """
 def save_params(model, directory):

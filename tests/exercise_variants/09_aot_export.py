@@ -6,6 +6,27 @@ def weights_of(model):
 """
 
 WRONG = {
+    "pads with jnp (compiles per new size), then deletes that from the notebook's log": {
+        "task1-solution": """
+class BucketServer:
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params, self.buckets = params, sorted(batch_sizes)
+        specs = {b: jax.ShapeDtypeStruct((b, feature_dim), jnp.float32) for b in self.buckets}
+        self.programs = {b: jax.jit(fn).lower(params, specs[b]).compile() for b in self.buckets}
+
+    def handle(self, x):
+        before = len(_compile_log)
+        n = x.shape[0]
+        fitting = [b for b in self.buckets if b >= n]
+        if not fitting:
+            raise ValueError(n)
+        b = min(fitting)
+        padded = jnp.pad(jnp.asarray(x, jnp.float32), ((0, b - n), (0, 0)))
+        out = self.programs[b](self.params, padded)[:n]
+        del _compile_log[before:]  # what was compiled here is forgotten
+        return out
+""",
+    },
     "compiles lazily on the first request": {
         "task1-solution": """
 class BucketServer:
