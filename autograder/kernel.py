@@ -73,12 +73,15 @@ del _course_emulate_tf32
 """
 
 
+TF32_STARTUP_FILE = "01_emulate_tf32.py"
+
+
 def make_strict_ipython_dir(directory: Path) -> Path:
     """Create an IPYTHONDIR under ``directory`` with the strict filter and the TF32 switch."""
     startup = directory / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     (startup / "00_strict_deprecations.py").write_text(STARTUP_SCRIPT, encoding="utf-8")
-    (startup / "01_emulate_tf32.py").write_text(TF32_SCRIPT, encoding="utf-8")
+    (startup / TF32_STARTUP_FILE).write_text(TF32_SCRIPT, encoding="utf-8")
     return directory
 
 

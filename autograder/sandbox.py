@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.kernel import make_strict_ipython_dir
+from autograder.kernel import TF32_SCRIPT, TF32_STARTUP_FILE, make_strict_ipython_dir
 
 # Runs in the student's kernel before any cell: a cell that prints hundreds of MB would
 # otherwise be held in the grader's memory before nbgrader's LimitOutput trims it.
@@ -287,11 +287,16 @@ def apply_process_limits(limits: Limits) -> None:
 
 
 def make_grading_ipython_dir(directory: Path, limits: Limits, strict: bool) -> Path:
-    """An IPYTHONDIR whose startup files cap kernel output (and, if ``strict``, deprecations)."""
+    """An IPYTHONDIR whose startup files cap kernel output (and, if ``strict``, deprecations).
+
+    The TF32 switch is installed either way: it does nothing unless the grader's environment
+    sets ``COURSE_EMULATE_TF32=1``, and then it must not depend on ``--strict``.
+    """
     if strict:
         make_strict_ipython_dir(directory)
     startup = directory / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
+    (startup / TF32_STARTUP_FILE).write_text(TF32_SCRIPT, encoding="utf-8")
     script = OUTPUT_CAP_SCRIPT.format(limit=limits.output_bytes)
     (startup / "01_cap_output.py").write_text(script, encoding="utf-8")
     return directory

@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
-from autograder.kernel import EMULATE_TF32_VARIABLE, TF32_SCRIPT
+from autograder.kernel import EMULATE_TF32_VARIABLE, TF32_SCRIPT, TF32_STARTUP_FILE
+from autograder.sandbox import Limits, make_grading_ipython_dir
 
 # The relative error of a 512×512 float32 matmul of standard normal values, against float64,
 # as a fraction of the largest entry: 2.96e-4 on an H200 (default precision, jax 0.11.2).
@@ -49,3 +51,12 @@ def test_emulation_matches_a_gpus_tf32_error() -> None:
 
 def test_without_the_switch_the_cpu_keeps_float32() -> None:
     assert max(_matmul_errors(emulate=False)) < 1e-5
+
+
+def test_grading_honours_the_switch_with_or_without_strict(tmp_path: Path) -> None:
+    # an instructor who sets COURSE_EMULATE_TF32=1 grades in TF32, whatever --strict says
+    limits = Limits(cell_timeout_s=60, notebook_timeout_s=600, memory_mb=1024, output_bytes=2**20)
+    for strict in (False, True):
+        ipython = make_grading_ipython_dir(tmp_path / f"strict-{strict}", limits, strict)
+        startup = ipython / "profile_default" / "startup" / TF32_STARTUP_FILE
+        assert startup.read_text(encoding="utf-8") == TF32_SCRIPT, strict
