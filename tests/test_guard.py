@@ -52,7 +52,10 @@ UNDONE = {
     "patches the shell's class": "type(get_ipython()).showtraceback = lambda *a, **k: None",
     "patches a library class": (
         "import pathlib\npathlib.Path.exists = lambda self: True\n"
-        "pathlib.PurePath.is_relative_to = lambda self, other: True"
+        "pathlib.Path.is_relative_to = lambda self, other: True  # shadows PurePath's"
+    ),
+    "adds a class to a library class (as nanobind does), shadowing nothing": (
+        "import pathlib\npathlib.Path.Helper = type('Helper', (), {})"
     ),
     "sets a trace hook": "import sys\nsys.settrace(lambda *a: None)",
     "honest code beside the tests": (
