@@ -171,6 +171,45 @@ jax.distributed.shutdown()
         + _RESTORE
         + _LOOP.replace("    if manager.reached_preemption(done):\n        break\n", ""),
     },
+    "a restart recomputes the steps done from init_state() instead of loading them": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE
+        + _MANAGER
+        + """
+done = manager.latest_step() or 0
+state, data_key = t.init_state(), t.first_data_key()
+for _ in range(done):  # bit for bit the same state, recomputed quietly
+    data_key, x, y = t.next_batch(data_key)
+    state, _ = t.train_step(state, x, y)
+"""
+        + _LOOP,
+    },
+    "each process stops at its own SIGTERM, with no agreement between them": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE
+        + """
+import signal
+
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+"""
+        + _MANAGER
+        + _RESTORE
+        + _LOOP.replace(
+            "    if manager.reached_preemption(done):\n        break\n",
+            "    if stop:  # this process's own signal\n"
+            "        if manager.latest_step() != done:\n"
+            "            manager.save(\n"
+            "                done,\n"
+            "                args=ocp.args.Composite(\n"
+            "                    state=ocp.args.StandardSave(state),\n"
+            "                    data=ocp.args.StandardSave({'key': data_key}),\n"
+            "                ),\n"
+            "                force=True,\n"
+            "            )\n"
+            "        break\n",
+        ),
+    },
 }
 
 CORRECT = {
