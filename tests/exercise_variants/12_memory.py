@@ -294,6 +294,9 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     return nnx.Optimizer(model, tx, wrt=nnx.LoRAParam)  # an optimizer, but not the one that trained
 """,
     },
+    "task 3: the adapters created with an Rngs of their own, not the one given": {
+        "task3-solution": _WRAP.replace("rngs=rngs", "rngs=nnx.Rngs(0)") + _TRAIN_LORA,
+    },
     "task 3: Adam's learning rate fixed at 1e-2, the argument ignored": {
         "task3-solution": _WRAP
         + _TRAIN_LORA.replace("optax.adam(learning_rate)", "optax.adam(1e-2)"),

@@ -148,6 +148,12 @@ _WRONG = {
             "losses.append(loss)\n        if step % 5 == 0:\n"
             '            print(f"step {step}: {loss:.4f}")',
         ),
+        # no read, but a wait: polling is_ready() until the step is done
+        _TRAIN_STEP
+        + _TRAIN.replace(
+            "losses.append(loss)",
+            "losses.append(loss)\n        while not loss.is_ready():\n            pass",
+        ),
         # a read of one shard: NumPy views a one-device array in place, without `_value`
         _TRAIN_STEP
         + _TRAIN.replace(
@@ -285,6 +291,7 @@ _WRONG_LABELS = {
         "bool(jnp.isfinite(loss)) at every step",
         "jax.block_until_ready(loss) at every step",
         "a progress line every fifth step",
+        "loss.is_ready() polled at every step",
         "np.isfinite of the loss's first shard at every step",
     ],
     "task3-solution": [
