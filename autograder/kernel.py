@@ -76,12 +76,19 @@ del _course_emulate_tf32
 TF32_STARTUP_FILE = "01_emulate_tf32.py"
 
 
-def make_strict_ipython_dir(directory: Path) -> Path:
-    """Create an IPYTHONDIR under ``directory`` with the strict filter and the TF32 switch."""
+def install_tf32_switch(directory: Path) -> Path:
+    """Put the TF32 switch in IPYTHONDIR ``directory``: a no-op unless COURSE_EMULATE_TF32=1."""
     startup = directory / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
-    (startup / "00_strict_deprecations.py").write_text(STARTUP_SCRIPT, encoding="utf-8")
     (startup / TF32_STARTUP_FILE).write_text(TF32_SCRIPT, encoding="utf-8")
+    return directory
+
+
+def make_strict_ipython_dir(directory: Path) -> Path:
+    """Create an IPYTHONDIR under ``directory`` with the strict filter and the TF32 switch."""
+    install_tf32_switch(directory)
+    startup = directory / "profile_default" / "startup"
+    (startup / "00_strict_deprecations.py").write_text(STARTUP_SCRIPT, encoding="utf-8")
     return directory
 
 

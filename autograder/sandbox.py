@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.kernel import TF32_SCRIPT, TF32_STARTUP_FILE, make_strict_ipython_dir
+from autograder.kernel import install_tf32_switch, make_strict_ipython_dir
 
 # Runs in the student's kernel before any cell: a cell that prints hundreds of MB would
 # otherwise be held in the grader's memory before nbgrader's LimitOutput trims it.
@@ -294,9 +294,9 @@ def make_grading_ipython_dir(directory: Path, limits: Limits, strict: bool) -> P
     """
     if strict:
         make_strict_ipython_dir(directory)
+    else:
+        install_tf32_switch(directory)
     startup = directory / "profile_default" / "startup"
-    startup.mkdir(parents=True, exist_ok=True)
-    (startup / TF32_STARTUP_FILE).write_text(TF32_SCRIPT, encoding="utf-8")
     script = OUTPUT_CAP_SCRIPT.format(limit=limits.output_bytes)
     (startup / "01_cap_output.py").write_text(script, encoding="utf-8")
     return directory
