@@ -406,3 +406,27 @@ def test_the_guides_keep_every_fact_of_the_old_readme() -> None:
     lost = sorted(fact for fact in facts - CHANGED_ON_PURPOSE.keys() if fact not in now)
     assert not lost, f"in the old README but in no guide (or in CHANGED_ON_PURPOSE): {lost}"
     assert len(facts) > 150, "the check looks at the old README's facts"
+
+
+def test_treescope_set_up_waits_for_the_parsed_page_and_an_unknown_one_is_named() -> None:
+    import treescope
+
+    shown = treescope.render_to_html({"w": [1.0, 2.0]})
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("x", outputs=[pages._html_output("<b>plain</b>")]),
+            nbformat.v4.new_code_cell("nnx.display(m)", outputs=[pages._html_output(shown)]),
+        ]
+    )
+    assert pages.defer_treescope(notebook, "lesson") == 1
+    deferred = notebook.cells[1].outputs[0].data["text/html"]
+    assert deferred.startswith("<script> (()=>{ const define = () => {")
+    assert 'document.addEventListener("DOMContentLoaded", define)' in deferred
+    assert deferred.count("customElements.define(") == 2  # both elements, inside `define`
+    assert deferred.split("</script>", 1)[1] == shown.split("</script>", 1)[1]  # the rest as it was
+    assert notebook.cells[0].outputs[0].data["text/html"] == "<b>plain</b>"
+
+    changed = shown.replace('customElements.define("treescope-run-here"', "define(")
+    notebook.cells[1].outputs = [pages._html_output(changed)]
+    with pytest.raises(pages.TreescopeFormatError, match=r"lesson, cell 1: .*TREESCOPE_BOOTSTRAP"):
+        pages.defer_treescope(notebook, "lesson")

@@ -91,6 +91,53 @@ def draw_widgets(notebook: nbformat.NotebookNode) -> None:
                 data["text/html"] = drawn
 
 
+# treescope's HTML defines two custom elements in a script of its own; a <treescope-run-here>
+# runs its child script when connected, or, if the child is not parsed yet, when a child is
+# added. On a page read over the network the parser can stop between a <script> start tag and
+# its text: the element then runs an empty script, treescope's set-up never runs, and the model
+# display stays blank ("root.defns.insertContent is not a function"). JupyterLab inserts each
+# output whole, so only the book needs this: it defines the elements once the page is parsed,
+# when every script is complete; they then run in document order.
+TREESCOPE_BOOTSTRAP = re.compile(
+    r"<script>\s*\(\(\)=>\{(\s*if \(customElements\.get\('treescope-container'\) === undefined\)"
+    r".*?customElements\.define\(\"treescope-run-here\", RunHere\);\s*\})\s*\}\)\(\);\s*</script>",
+    re.DOTALL,
+)
+DEFERRED_BOOTSTRAP = (
+    "<script> (()=>{ const define = () => {%s}; "
+    'if (document.readyState === "loading") '
+    '{ document.addEventListener("DOMContentLoaded", define); } else { define(); } })(); </script>'
+)
+
+
+class TreescopeFormatError(ValueError):
+    """A treescope output whose set-up script the book does not recognise."""
+
+
+def defer_treescope(notebook: nbformat.NotebookNode, name: str) -> int:
+    """Define treescope's elements after the page is parsed; return the outputs changed."""
+    changed = 0
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            markup = output.get("data", {}).get("text/html")
+            if markup is None:
+                continue
+            markup = "".join(markup) if isinstance(markup, list) else markup
+            if "customElements.get('treescope-container')" not in markup:
+                continue
+            deferred, count = TREESCOPE_BOOTSTRAP.subn(
+                lambda m: DEFERRED_BOOTSTRAP % m[1], markup, count=1
+            )
+            if count != 1:
+                raise TreescopeFormatError(
+                    f"{name}, cell {index}: a treescope output whose set-up script the book does "
+                    "not recognise (course/book/pages.py, TREESCOPE_BOOTSTRAP)"
+                )
+            output["data"]["text/html"] = deferred
+            changed += 1
+    return changed
+
+
 # --- GPU outputs beside the CPU ones ---------------------------------------------------------
 
 
@@ -257,6 +304,7 @@ def lesson_page(
     """The executed lesson as the book shows it (a new notebook; ``executed`` is untouched)."""
     notebook = nbformat.from_dict(executed)
     draw_widgets(notebook)
+    defer_treescope(notebook, f"{execution.lesson} (executed)")
     counts = None
     if gpu is not None:
         counts = add_gpu_outputs(notebook, gpu[0], gpu[1], execution, figure_url)

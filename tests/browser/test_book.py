@@ -4,8 +4,9 @@ The site is built from ``_build/executed/`` after tests/test_lessons.py has exec
 lesson in this run (these tests run last and wait for those executions; run alone, they let the
 build execute what it lacks), served on a free localhost port, and read like a person would:
 every lesson page without a JavaScript error and with its plots loaded, every internal link,
-the search, a quiz toggle, a GPU output under its CPU output, and screenshots at desktop and
-phone widths in artifacts/browser/test_book/. The built site stays in artifacts/book/html/.
+the search, a quiz toggle, a GPU output under its CPU output, a treescope display on a page
+that arrives in parts, and screenshots at desktop and phone widths in
+artifacts/browser/test_book/. The built site stays in artifacts/book/html/.
 """
 
 from __future__ import annotations
@@ -239,6 +240,55 @@ def _fetch(url: str) -> tuple[int, str]:
             return response.status, body.decode("utf-8", "replace") if "html" in kind else ""
     except urllib.error.HTTPError as error:
         return error.code, ""
+
+
+RUN_HERE = b'<treescope-run-here><script type="application/octet-stream">'
+
+
+class _PausedAfterRunHere(_Quiet):
+    """Sends an HTML page in two parts, the cut right after its first treescope script's start
+    tag, as a network may: the parser then sees that script empty for a moment."""
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        body = path.read_bytes() if path.suffix == ".html" and path.is_file() else b""
+        if RUN_HERE not in body:
+            return super().do_GET()
+        cut = body.index(RUN_HERE) + len(RUN_HERE)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[:cut])
+        self.wfile.flush()
+        time.sleep(0.5)
+        self.wfile.write(body[cut:])
+
+
+def test_a_treescope_display_renders_when_its_page_arrives_in_parts(
+    site: Site, browser: Browser
+) -> None:
+    """Without the book's deferred set-up (course/book/pages.py, defer_treescope) treescope's
+    model display stays blank on such a page: "root.defns.insertContent is not a function"."""
+    shown = sorted(p for p in site.html.glob("lessons/*/lesson.html") if RUN_HERE in p.read_bytes())
+    assert shown, "no lesson page shows a treescope display (lesson 07's nnx.display)"
+    handler = functools.partial(_PausedAfterRunHere, directory=str(site.html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    page = browser.new_page(viewport=DESKTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_port}/{shown[0].relative_to(site.html)}")
+        container = page.locator("treescope-container").first
+        container.scroll_into_view_if_needed()  # treescope draws what comes into view
+        drawn = "(document.querySelector('treescope-container').shadowRoot || {}).textContent"
+        page.wait_for_function(f"() => ({drawn} || '').includes('treescope_root')", timeout=10_000)
+        assert not errors, errors
+    finally:
+        page.close()
+        server.shutdown()
+        server.server_close()
 
 
 def test_every_internal_link_resolves(site: Site) -> None:
