@@ -123,6 +123,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         log.write(json.dumps(record) + "\n")
 
 
+def file_of(test: str) -> str:
+    return test.split("::")[0]
+
+
 def scope(test: str) -> str:
     """The test's file, and its class where it has one."""
     parts = test.split("::")
@@ -132,10 +136,10 @@ def scope(test: str) -> str:
 def summary(records: list[dict], top: int) -> str:
     cpu, wall = Counter[str](), Counter[str]()
     for record in records:
-        for key in {record["test"].split("::")[0], scope(record["test"])}:
+        for key in {file_of(record["test"]), scope(record["test"])}:
             cpu[key] += record["cpu_s"]
             wall[key] += record["wall_s"]
-    files = sorted({r["test"].split("::")[0] for r in records}, key=lambda f: -cpu[f])
+    files = sorted({file_of(r["test"]) for r in records}, key=lambda f: -cpu[f])
     total = sum(r["cpu_s"] for r in records)
     lines = [f"{len(records)} tests, {total:.0f} CPU s ({total / 2:.0f} s on two cores, none idle)"]
     lines.append(f"{'CPU s':>8} {'worker s':>9}  file")

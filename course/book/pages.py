@@ -119,10 +119,7 @@ def defer_treescope(notebook: nbformat.NotebookNode, name: str) -> int:
     changed = 0
     for index, cell in enumerate(notebook.cells):
         for output in cell.get("outputs", []):
-            markup = output.get("data", {}).get("text/html")
-            if markup is None:
-                continue
-            markup = "".join(markup) if isinstance(markup, list) else markup
+            markup = output.get("data", {}).get("text/html", "")  # nbformat joins its lines
             if "customElements.get('treescope-container')" not in markup:
                 continue
             deferred, count = TREESCOPE_BOOTSTRAP.subn(
