@@ -107,6 +107,11 @@ WRONG = {
             '        return "memory-variables-conflict"\n    names = {line',
         ),
     },
+    "two memory variables of any kind blamed, preallocation included": {
+        "task1-solution": _diagnose(
+            conflict='len([n for n in env if "MEM_FRACTION" in n or "PREALLOCATE" in n]) >= 2'
+        ),
+    },
     "the old fraction name ignored": {
         "task2-solution": _limit(old="None"),
     },
@@ -201,5 +206,8 @@ import model
 model.report()
 """
 ''',
+    },
+    "preallocation switched off with 0, which jaxlib also reads as off": {
+        "task3-solution": _launcher().replace('PREALLOCATE"] = "false"', 'PREALLOCATE"] = "0"'),
     },
 }

@@ -272,6 +272,17 @@ def count_compiles(run):
     return len(events)
 """,
     },
+    "losses within isclose's tolerance treated as equal": {
+        "task2-solution": """
+def leaky_relu(x, slope):
+    return jnp.where(x > 0, x, slope * x)
+
+
+def next_learning_rate(loss, previous_loss, lr):
+    went_up = (loss > previous_loss) & ~jnp.isclose(loss, previous_loss)
+    return jnp.where(went_up, lr * 0.5, lr * 1.1)
+""",
+    },
     "a small rise in the loss tolerated as noise": {
         "task2-solution": """
 def leaky_relu(x, slope):
