@@ -492,6 +492,96 @@ def restore_sharded(make_model, directory, mesh):
     return nnx.merge(graphdef, placed, rest)
 """,
     },
+    "relative paths resolved against the notebook's WORK folder, not the working directory": {
+        "task1-solution": """
+def save_params(model, directory):
+    path = WORK / directory  # relative paths: inside the notebook's work folder
+    ocp.v1.save(path, nnx.state(model, nnx.Param), overwrite=True)
+    return path
+
+
+def restore_params(make_model, directory):
+    graphdef, abstract_params, rest = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
+    params = ocp.v1.load(WORK / directory, abstract_params)
+    return nnx.merge(graphdef, params, rest)
+""",
+    },
+    "a relative run folder placed under WORK, not under the working directory": {
+        "task2-solution": """
+def open_checkpointer(directory, every, keep):
+    decisions = ocp.v1.training.save_decision_policies
+    return ocp.v1.training.Checkpointer(
+        WORK / directory,  # relative runs live in the notebook's work folder
+        save_decision_policy=decisions.AnySavePolicy(
+            [decisions.InitialSavePolicy(), decisions.FixedIntervalPolicy(every)]
+        ),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
+
+
+def save_step(checkpointer, step, model, optimizer):
+    return checkpointer.save_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    )
+
+
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if checkpointer.latest is None:
+        return 0
+    step = checkpointer.latest.step
+    restored = checkpointer.load_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    )
+    nnx.update(model, restored["params"])
+    nnx.update(optimizer, restored["optimizer"])
+    return step
+""",
+    },
+    "interrupted runs saved and resumed under WORK, whatever the working directory": {
+        "task3-solution": """
+def start_run(directory, split):
+    model, optimizer = make_model_and_optimizer()
+    data_key = jax.random.key(DATA_SEED)
+    losses = []
+    for _ in range(split):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    with ocp.v1.training.Checkpointer(WORK / directory) as checkpointer:
+        checkpointer.save_checkpointables(
+            split,
+            {
+                "params": nnx.state(model, nnx.Param),
+                "optimizer": nnx.state(optimizer),
+                "data": {"key": data_key},
+            },
+        )
+    return losses
+
+
+def resume_run(directory, total_steps):
+    model, optimizer = make_model_and_optimizer(seed=1)
+    data_key = jax.random.key(DATA_SEED + 1)
+    with ocp.v1.training.Checkpointer(WORK / directory) as checkpointer:
+        step = checkpointer.latest.step
+        restored = checkpointer.load_checkpointables(
+            step,
+            {
+                "params": nnx.state(model, nnx.Param),
+                "optimizer": nnx.state(optimizer),
+                "data": {"key": data_key},
+            },
+        )
+    nnx.update(model, restored["params"])
+    nnx.update(optimizer, restored["optimizer"])
+    data_key = restored["data"]["key"]
+    losses = []
+    for _ in range(step, total_steps):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    return model, optimizer, losses
+""",
+    },
 }
 
 CORRECT = {
