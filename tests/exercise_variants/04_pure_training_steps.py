@@ -409,6 +409,31 @@ def make_cache_writer():
     return Writer()
 """,
     },
+    "the key loss_fn used, split again for the next state": {
+        "task1-solution": """
+def init_state(params, tx, key):
+    step = jnp.zeros((), jnp.int32)
+    return {"params": params, "opt_state": tx.init(params), "key": key, "step": step}
+
+
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        _, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
+            state["params"], batch, step_key
+        )
+        next_key, _ = jax.random.split(step_key)
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        return {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": next_key,
+            "step": state["step"] + 1,
+        }, {"loss": loss, **aux}
+
+    return train_step
+""",
+    },
 }
 
 CORRECT = {
