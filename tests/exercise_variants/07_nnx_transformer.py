@@ -408,6 +408,21 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return out
 """,
     },
+    "the first token drawn with the caller's key, which is then split": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens))
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            token = jax.random.categorical(key, logits / temperature)
+            key, _ = jax.random.split(key)  # move the key on for the next step
+        tokens.append(int(token))
+    return tokens[len(prompt) :]
+""",
+    },
 }
 
 CORRECT = {
