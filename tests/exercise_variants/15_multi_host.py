@@ -210,6 +210,21 @@ signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
             "        break\n",
         ),
     },
+    "only a model group larger than a node refused, not one that does not divide it": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    nodes = {}
+    for device in sorted(devices, key=lambda d: d.id):
+        nodes.setdefault(node_of(device), []).append(device)
+    sizes = {len(m) for m in nodes.values()}
+    if len(sizes) != 1:
+        raise ValueError("nodes of unequal size")
+    if model > next(iter(sizes)):
+        raise ValueError("a model group larger than a node")
+    ordered = [d for n in sorted(nodes) for d in nodes[n]]
+    return Mesh(np.array(ordered).reshape(-1, model), ("data", "model"))
+""",
+    },
 }
 
 CORRECT = {
