@@ -146,6 +146,70 @@ WRONG = {
             after='import jax\n\njax.config.update("jax_num_cpu_devices", n_devices)\nimport model',
         ),
     },
+    "gpu-ok read from the word NVIDIA in the device name": {
+        "task1-solution": """
+def diagnose(report, packages):
+    device_line = next(line for line in report.splitlines() if line.startswith("device info:"))
+    if "NVIDIA" in device_line:  # JAX picked an NVIDIA device
+        return "gpu-ok"
+    head = report.split("$ nvidia-smi")[0]
+    env = dict(l.split("=", 1) for l in head.splitlines() if l.startswith(("JAX_", "XLA_")))
+    platforms = {p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}
+    if platforms and not platforms & {"cuda", "gpu"}:
+        return "forced-cpu"
+    names = {line.split()[0].lower() for line in packages.splitlines() if line.strip()}
+    if not names & {"jax-cuda12-plugin", "jax-cuda13-plugin"}:
+        return "no-cuda-plugin"
+    if "$ nvidia-smi" not in report:
+        return "no-gpu-visible"
+    if "XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
+        return "memory-variables-conflict"
+    return "plugin-failed"
+""",
+    },
+    "the memory conflict checked before the plugin": {
+        "task1-solution": """
+def diagnose(report, packages):
+    device_line = next(line for line in report.splitlines() if line.startswith("device info:"))
+    if not device_line.removeprefix("device info:").strip().startswith("cpu-"):
+        return "gpu-ok"
+    head = report.split("$ nvidia-smi")[0]
+    env = dict(l.split("=", 1) for l in head.splitlines() if l.startswith(("JAX_", "XLA_")))
+    platforms = {p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}
+    if platforms and not platforms & {"cuda", "gpu"}:
+        return "forced-cpu"
+    # both fraction names: JAX refuses to start the GPU, whatever else is installed
+    if "XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
+        return "memory-variables-conflict"
+    names = {line.split()[0].lower() for line in packages.splitlines() if line.strip()}
+    if not names & {"jax-cuda12-plugin", "jax-cuda13-plugin"}:
+        return "no-cuda-plugin"
+    if "$ nvidia-smi" not in report:
+        return "no-gpu-visible"
+    return "plugin-failed"
+""",
+    },
+    "any JAX_PLATFORMS but exactly cuda read as off the GPU": {
+        "task2-solution": """
+def bytes_limit(env, gpu_memory_bytes):
+    # JAX_PLATFORMS set to anything but cuda keeps JAX off the GPU
+    if env.get("JAX_PLATFORMS", "cuda") != "cuda":
+        return None
+    if env.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
+        return None
+    new, old = env.get("XLA_CLIENT_MEM_FRACTION"), env.get("XLA_PYTHON_CLIENT_MEM_FRACTION")
+    if new and old:
+        return None
+    return float(new or old or 0.75) * gpu_memory_bytes
+""",
+    },
+    "inherited XLA_FLAGS parsed as name=value pairs": {
+        "task3-solution": _launcher(
+            flags='flags = dict(f.split("=", 1) for f in os.environ.get("XLA_FLAGS", "").split())\n'
+            'flags["--xla_force_host_platform_device_count"] = str(n_devices)\n'
+            'os.environ["XLA_FLAGS"] = " ".join(f"{k}={v}" for k, v in flags.items())'
+        ),
+    },
 }
 
 CORRECT = {
@@ -209,5 +273,38 @@ model.report()
     },
     "preallocation switched off with 0, which jaxlib also reads as off": {
         "task3-solution": _launcher().replace('PREALLOCATE"] = "false"', 'PREALLOCATE"] = "0"'),
+    },
+    "labels as members of a StrEnum": {
+        "task1-solution": """
+from enum import StrEnum
+
+
+class Label(StrEnum):
+    GPU_OK = "gpu-ok"
+    NO_CUDA_PLUGIN = "no-cuda-plugin"
+    FORCED_CPU = "forced-cpu"
+    NO_GPU_VISIBLE = "no-gpu-visible"
+    MEMORY_CONFLICT = "memory-variables-conflict"
+    PLUGIN_FAILED = "plugin-failed"
+
+
+def diagnose(report, packages):
+    device_line = next(line for line in report.splitlines() if line.startswith("device info:"))
+    if not device_line.removeprefix("device info:").strip().startswith("cpu-"):
+        return Label.GPU_OK
+    head = report.split("$ nvidia-smi")[0]
+    env = dict(l.split("=", 1) for l in head.splitlines() if l.startswith(("JAX_", "XLA_")))
+    platforms = {p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}
+    if platforms and not platforms & {"cuda", "gpu"}:
+        return Label.FORCED_CPU
+    names = {line.split()[0].lower() for line in packages.splitlines() if line.strip()}
+    if not names & {"jax-cuda12-plugin", "jax-cuda13-plugin"}:
+        return Label.NO_CUDA_PLUGIN
+    if "$ nvidia-smi" not in report:
+        return Label.NO_GPU_VISIBLE
+    if "XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
+        return Label.MEMORY_CONFLICT
+    return Label.PLUGIN_FAILED
+""",
     },
 }

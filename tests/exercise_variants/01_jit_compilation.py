@@ -319,6 +319,33 @@ class _PerDegree:
 taylor_exp = _PerDegree()
 """,
     },
+    "factorials as Python ints, which overflow int32 from degree 13": {
+        "task3-solution": """
+import math
+
+
+def _taylor(x, degree):
+    return sum(x**k / math.factorial(k) for k in range(degree + 1)) + jnp.zeros_like(x)
+
+
+taylor_exp = jax.jit(_taylor, static_argnames="degree")
+""",
+    },
+    "exp itself from degree 10 on": {
+        "task3-solution": """
+def _taylor(x, degree):
+    if degree >= 10:  # the series has converged in float32 by then: use exp itself
+        return jnp.exp(x)
+    total, term = jnp.ones_like(x), jnp.ones_like(x)
+    for k in range(1, degree + 1):
+        term = term * x / k
+        total = total + term
+    return total
+
+
+taylor_exp = jax.jit(_taylor, static_argnames="degree")
+""",
+    },
 }
 
 CORRECT = {
@@ -386,7 +413,7 @@ def next_learning_rate(loss, previous_loss, lr):
     return lax.cond(previous_loss < loss, up, down, (loss, lr))
 """,
     },
-    "static_argnums and explicit powers": {
+    "static_argnums and explicit powers, factorials as floats": {
         "task3-solution": """
 import math
 from functools import partial
@@ -394,7 +421,7 @@ from functools import partial
 
 @partial(jax.jit, static_argnums=1)
 def taylor_exp(x, degree):
-    return sum(x**k / math.factorial(k) for k in range(degree + 1)) + jnp.zeros_like(x)
+    return sum(x**k / float(math.factorial(k)) for k in range(degree + 1)) + jnp.zeros_like(x)
 """,
     },
     "one jitted lambda with the learning rate as an array argument": {
