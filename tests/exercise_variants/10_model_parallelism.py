@@ -382,6 +382,99 @@ def restore_onto(path, mesh):
     return ocp.v1.load(path, {"params": params, "opt_state": opt})
 """,
     },
+    "the mesh's axes taken to come data first": {
+        "task1-solution": """
+def fsdp_specs(tree, mesh):
+    data, model = mesh.axis_sizes  # the mesh's two axes: ('data', 'model')
+    options = sorted(
+        [(data * model, ("data", "model")), (data, "data"), (model, "model")],
+        key=lambda option: -option[0],
+    )
+
+    def spec(leaf):
+        shape = leaf.shape
+        for count, axes in options:
+            divisible = [d for d, size in enumerate(shape) if count > 1 and size % count == 0]
+            if divisible:
+                dim = max(divisible, key=lambda d: shape[d])
+                return P(*(axes if d == dim else None for d in range(len(shape))))
+        return P()
+
+    return jax.tree.map(spec, tree)
+""",
+    },
+    "key/value heads split when there are at least as many as model devices": {
+        "task2-solution": """
+def llama_specs(params, mesh):
+    model = mesh.shape["model"]
+
+    def spec(path, leaf):
+        name = path[-1].key
+        if name == "wq":
+            return P(None, "model", None)
+        if name in ("wk", "wv"):  # enough key/value heads to go round the 'model' devices?
+            return P(None, "model", None) if leaf.shape[1] >= model else P()
+        if name == "wo":
+            return P("model", None, None)
+        if name in ("w_gate", "w_up"):
+            return P(None, "model")
+        if name == "w_down":
+            return P("model", None)
+        return P()
+
+    return jax.tree_util.tree_map_with_path(spec, params)
+""",
+    },
+    "the mean over the setup's batch size, whatever batch comes in": {
+        "task3-solution": """
+def make_fsdp_grad(mesh):
+    def per_device(params, x, y):
+        full = {k: jax.lax.all_gather(w, "data", axis=0, tiled=True) for k, w in params.items()}
+
+        def my_share(p):  # divided by the whole batch's size, B x O elements
+            error = jnp.tanh(x @ p["w1"]) @ p["w2"] - y
+            return jnp.sum(error**2) / (B * O)
+
+        grads = jax.grad(my_share)(full)
+        return {
+            k: jax.lax.psum_scatter(g, "data", scatter_dimension=0, tiled=True)
+            for k, g in grads.items()
+        }
+
+    return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("data"), out_specs=P("data")))
+""",
+    },
+    "the setup's CHECKPOINT loaded, whatever path is given": {
+        "task4-solution": """
+def restore_onto(path, mesh):
+    abstract = abstract_state()
+
+    def fitted(spec, shape):  # keep an entry where its axes divide the dimension
+        entries = tuple(spec) + (None,) * (len(shape) - len(spec))
+        kept = []
+        for size, entry in zip(shape, entries, strict=True):
+            names = () if entry is None else (entry,) if isinstance(entry, str) else entry
+            kept.append(entry if size % math.prod(mesh.shape[n] for n in names) == 0 else None)
+        return P(*kept)
+
+    params = {
+        name: NamedSharding(mesh, fitted(spec, abstract["params"][name].shape))
+        for name, spec in SPECS.items()
+    }
+    opt_state = optax.tree.map_params(
+        tx4,
+        lambda _, sharding: sharding,
+        abstract["opt_state"],
+        params,
+        transform_non_params=lambda _: NamedSharding(mesh, P()),
+    )
+    shardings = {"params": params, "opt_state": opt_state}
+    target = jax.tree.map(
+        lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s), abstract, shardings
+    )
+    return ocp.v1.load(CHECKPOINT, target)  # the checkpoint of the setup cell
+""",
+    },
 }
 
 CORRECT = {
@@ -486,6 +579,31 @@ def restore_onto(path, mesh):
     with ocp.Checkpointer(ocp.StandardCheckpointHandler()) as checkpointer:
         args = ocp.args.StandardRestore(target_tree)
         return checkpointer.restore(Path(path) / "state", args=args)
+""",
+    },
+    "the three options sorted model first, ties broken by the dimension": {
+        "task1-solution": """
+def fsdp_specs(tree, mesh):
+    sizes = dict(mesh.shape)
+    both = sizes["data"] * sizes["model"]
+    # the single axis with more devices first ('data' on a tie)
+    single = sorted(("data", "model"), key=lambda a: -sizes[a])
+    candidates = [(both, ("model", "data"))] + [(sizes[a], a) for a in single]
+
+    def spec(leaf):
+        shape = tuple(leaf.shape)
+        for count, axes in candidates:
+            if count < 2:
+                continue
+            dims = [d for d in range(len(shape)) if shape[d] % count == 0]
+            if dims:
+                dim = max(dims, key=lambda d: (shape[d], -d))
+                entries = [None] * len(shape)
+                entries[dim] = axes
+                return P(*entries)
+        return P()
+
+    return jax.tree.map(spec, tree)
 """,
     },
 }

@@ -502,6 +502,28 @@ def fast_fit(loss_fn, params, batches, lrs, log_every):
     return jax.tree.map(lambda a: a.astype(jnp.float32), wide), history, float(best)
 """,
     },
+    "only /device:GPU planes taken for device planes": {
+        "task1-solution": """
+def top_operation(log_dir):
+    (path,) = Path(log_dir).rglob("*.xplane.pb")
+    profile = jax.profiler.ProfileData.from_file(str(path))
+    per_plane = {}
+    for plane in profile.planes:
+        for line in plane.lines:
+            for event in line.events:
+                stats = dict(event.stats)
+                if "hlo_op" in stats:
+                    event_time = (stats["hlo_op"], event.duration_ns)
+                    per_plane.setdefault(plane.name, []).append(event_time)
+    accelerators = [name for name in per_plane if name.startswith("/device:GPU")]  # the GPUs
+    totals = {}
+    for plane in accelerators or list(per_plane):
+        for op, duration in per_plane[plane]:
+            totals[op] = totals.get(op, 0.0) + duration
+    name = max(totals, key=totals.get)
+    return str(name), float(totals[name] / sum(totals.values()))
+""",
+    },
 }
 
 CORRECT = {
