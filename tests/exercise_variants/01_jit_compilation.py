@@ -346,6 +346,26 @@ def _taylor(x, degree):
 taylor_exp = jax.jit(_taylor, static_argnames="degree")
 """,
     },
+    "one listener registered when the cell runs, never removed": {
+        "task1-solution": """
+_backend_compiles = [0]
+
+
+def _count_backend_compiles(event, duration_secs, **kwargs):
+    if event == "/jax/core/compile/backend_compile_duration":
+        _backend_compiles[0] += 1
+
+
+# registered once, when this cell runs; count_compiles only reads the counter
+jax.monitoring.register_event_duration_secs_listener(_count_backend_compiles)
+
+
+def count_compiles(run):
+    before = _backend_compiles[0]
+    run()
+    return _backend_compiles[0] - before
+""",
+    },
 }
 
 CORRECT = {
