@@ -465,6 +465,54 @@ def train(step, params, batches, log_every):
     return jnp.asarray(final), history
 """,
     },
+    "warm-up skipped for a function benchmarked before": {
+        "task1-solution": """
+_WARMED = {}  # functions already warmed up (compiled): no need to warm them up again
+
+
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    if fn not in _WARMED:
+        for _ in range(warmup):
+            jax.block_until_ready(fn(*args))
+        _WARMED[fn] = True
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        times.append(clock() - start)
+    return statistics.median(times)
+""",
+    },
+    "update_metrics writes the new max into its argument": {
+        "task3-solution": """
+def init_metrics():
+    return {
+        "count": jnp.zeros((), jnp.int32),
+        "total": jnp.zeros((), jnp.float32),
+        "max": jnp.full((), -jnp.inf, jnp.float32),
+    }
+
+
+def update_metrics(metrics, losses):
+    metrics["max"] = jnp.maximum(metrics["max"], jnp.max(losses))  # updated where it is
+    return {
+        "count": metrics["count"] + losses.shape[0],
+        "total": metrics["total"] + jnp.sum(losses),
+        "max": metrics["max"],
+    }
+
+
+def summarize(metrics):
+    host = jax.device_get(metrics)
+    return {
+        "count": int(host["count"]),
+        "mean": float(host["total"] / host["count"]),
+        "max": float(host["max"]),
+    }
+""",
+    },
 }
 
 CORRECT = {

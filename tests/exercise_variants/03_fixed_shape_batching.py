@@ -309,6 +309,52 @@ def fixed_batches(key, x, y, batch_size):
         yield x[idx], y[idx]
 """,
     },
+    "rows gathered with take_along_axis, for 2-D x only": {
+        "task1-solution": """
+def fixed_batches(key, x, y, batch_size):
+    order = np.asarray(jax.random.permutation(key, len(x)))
+    batches = []
+    for b in range(len(x) // batch_size):
+        idx = order[b * batch_size : (b + 1) * batch_size]
+        # gather whole rows of x (the index broadcast along the features) and of y
+        xb = np.take_along_axis(x, idx[:, None], axis=0)
+        yb = np.take_along_axis(y, idx, axis=0)
+        batches.append((xb, yb))
+    return batches
+""",
+    },
+    "bytes_in_use taken off the fallback too": {
+        "task3-solution": """
+def choose_batch_size(
+    device, per_example_bytes, fixed_bytes, fallback_bytes, safety=0.8, multiple=8
+):
+    stats = device.memory_stats() or {}
+    # the device's limit if it reports one, else the fallback; what is in use is taken off
+    budget = stats.get("bytes_limit", fallback_bytes) - stats.get("bytes_in_use", 0)
+    usable = safety * budget - fixed_bytes
+    batch = int(usable // per_example_bytes) // multiple * multiple
+    if batch < multiple:
+        raise ValueError(f"not even {multiple} examples fit in {usable:.0f} bytes")
+    return batch
+""",
+    },
+    "at least 8 examples demanded whatever the multiple": {
+        "task3-solution": """
+def choose_batch_size(
+    device, per_example_bytes, fixed_bytes, fallback_bytes, safety=0.8, multiple=8
+):
+    stats = device.memory_stats()
+    if stats is not None and "bytes_limit" in stats:
+        budget = stats["bytes_limit"] - stats.get("bytes_in_use", 0)
+    else:
+        budget = fallback_bytes
+    usable = safety * budget - fixed_bytes
+    batch = int(usable // per_example_bytes) // multiple * multiple
+    if batch < 8:  # not even one group of 8 fits
+        raise ValueError(f"nothing fits in {usable:.0f} bytes")
+    return batch
+""",
+    },
 }
 
 CORRECT = {
