@@ -434,6 +434,74 @@ def make_train_step(loss_fn, tx):
     return train_step
 """,
     },
+    "the optimizer state's dicts refreshed in place": {
+        "task1-solution": """
+def init_state(params, tx, key):
+    step = jnp.zeros((), jnp.int32)
+    return {"params": params, "opt_state": tx.init(params), "key": key, "step": step}
+
+
+def _write_back(old, new):
+    # reuse the optimizer state's containers: copy the new leaves into the old dicts in place
+    if isinstance(old, dict):
+        for name in old:
+            if isinstance(old[name], (dict, tuple, list)) or hasattr(old[name], "_fields"):
+                _write_back(old[name], new[name])
+            else:
+                old[name] = new[name]
+    elif isinstance(old, (tuple, list)):
+        for o, n in zip(old, new):
+            _write_back(o, n)
+    return old
+
+
+def make_train_step(loss_fn, tx):
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def train_step(state, batch):
+        next_key, step_key = jax.random.split(state["key"])
+        (loss, aux), grads = grad_fn(state["params"], batch, step_key)
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        _write_back(state["opt_state"], opt_state)  # the moment dicts refreshed in place
+        return {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": next_key,
+            "step": state["step"] + 1,
+        }, {"loss": loss, **aux}
+
+    return train_step
+""",
+    },
+    "the clip norm fixed at 1.0 whatever clip_norm says": {
+        "task2-solution": """
+def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    def schedule(t):
+        t = jnp.asarray(t, jnp.float32)
+        warm = peak_lr * t / max(warmup_steps, 1)
+        frac = jnp.clip((t - warmup_steps) / max(total_steps - warmup_steps, 1), 0.0, 1.0)
+        cosine = end_lr + (peak_lr - end_lr) * (1 + jnp.cos(jnp.pi * frac)) / 2
+        return jnp.where(t < warmup_steps, warm, jnp.where(t < total_steps, cosine, end_lr))
+
+    return schedule
+
+
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+    return optax.chain(
+        optax.clip_by_global_norm(1.0),  # the usual value (clip_norm silently ignored)
+        adamw(
+            learning_rate=make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=lambda params: jax.tree.map(lambda p: p.ndim >= 2, params),
+        ),
+    )
+
+
+def learning_rate_used(opt_state):
+    return opt_state[1].hyperparams["learning_rate"]
+""",
+    },
 }
 
 CORRECT = {

@@ -249,6 +249,40 @@ def growth_exponent(lengths, sizes):
     return float(slope)
 """,
     },
+    "itemsizes from a table of three dtypes, 4 bytes for any other": {
+        "task2-solution": """
+_ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+def _itemsize(dtype):
+    # the three dtypes attention uses, recognised by name
+    name = getattr(dtype, "__name__", None) or str(dtype)
+    return _ITEMSIZE[name] if name in _ITEMSIZE else 4
+
+
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    return batch * heads * q_len * kv_len * _itemsize(dtype)
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    return math.isqrt(budget_bytes // (batch * heads * _itemsize(dtype)))
+""",
+    },
+    "any 2-byte dtype taken for a float16, any platform but cpu for a GPU": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform == "cpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    major, minor = (int(part) for part in compute_capability.split("."))
+    if (major, minor) < (8, 0):
+        return "xla", "compute-capability"
+    if jnp.dtype(dtype).itemsize != 2:  # cuDNN wants 16-bit inputs
+        return "xla", "dtype"
+    if head_dim % 8 or head_dim > (256 if major >= 9 else 128):
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
 }
 
 CORRECT = {

@@ -423,6 +423,56 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return tokens[len(prompt) :]
 """,
     },
+    "is_causal passed through to the library": {
+        "task1-solution": """
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, is_causal=False, **kwargs):
+        i = jnp.arange(query.shape[1])[:, None]
+        j = jnp.arange(key.shape[1])[None, :]
+        allowed = ((j < prefix_len) | (j <= i))[None, None]
+        if mask is not None:
+            allowed = allowed & mask
+        # honour the caller's is_causal flag too
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed, is_causal=is_causal)
+
+    return prefix_lm_sdpa
+""",
+    },
+    "the history handed to next_logits as a Python list": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        logits = next_logits(tokens)  # the history as a Python list
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            key, subkey = jax.random.split(key)
+            token = jax.random.categorical(subkey, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
+    "greedy tokens returned as 0-d arrays": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = jnp.asarray(prompt, dtype=jnp.int32)
+    if temperature == 0:  # greedy: no randomness, stay on the device
+        new = []
+        for _ in range(n_new):
+            token = jnp.argmax(next_logits(tokens)).astype(jnp.int32)
+            tokens = jnp.append(tokens, token)
+            new.append(token)
+        return new
+    new = []
+    for _ in range(n_new):
+        key, subkey = jax.random.split(key)
+        token = jax.random.categorical(subkey, next_logits(tokens) / temperature)
+        tokens = jnp.append(tokens, token.astype(jnp.int32))
+        new.append(int(token))
+    return new
+""",
+    },
 }
 
 CORRECT = {

@@ -582,6 +582,46 @@ def resume_run(directory, total_steps):
     return model, optimizer, losses
 """,
     },
+    "the first save of every Checkpointer kept, checkpoints on disk or not": {
+        "task2-solution": """
+class _FirstOfThisRunOrEvery(ocp.v1.training.save_decision_policies.SaveDecisionPolicy):
+    # the first save of this Checkpointer, then every `every` steps
+    def __init__(self, every):
+        self.every, self.saved_once = every, False
+
+    def should_save(self, step, previous_steps, *, context):
+        first = not self.saved_once
+        self.saved_once = True
+        return first or step.step % self.every == 0
+
+
+def open_checkpointer(directory, every, keep):
+    return ocp.v1.training.Checkpointer(
+        Path(directory).absolute(),
+        save_decision_policy=_FirstOfThisRunOrEvery(every),
+        preservation_policy=ocp.v1.training.preservation_policies.LatestN(keep),
+    )
+
+
+def save_step(checkpointer, step, model, optimizer):
+    return checkpointer.save_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    )
+
+
+def resume(checkpointer, model, optimizer):
+    checkpointer.wait()
+    if checkpointer.latest is None:
+        return 0
+    step = checkpointer.latest.step
+    restored = checkpointer.load_checkpointables(
+        step, {"params": nnx.state(model, nnx.Param), "optimizer": nnx.state(optimizer)}
+    )
+    nnx.update(model, restored["params"])
+    nnx.update(optimizer, restored["optimizer"])
+    return step
+""",
+    },
 }
 
 CORRECT = {

@@ -290,6 +290,62 @@ def export_with_weights(model, feature_dim):
     return export.export(jax.jit(forward))(specs, x).serialize()
 """,
     },
+    "answers remembered by request size": {
+        "task1-solution": """
+class BucketServer:
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params = params
+        self.programs = {
+            b: jax.jit(fn)
+            .lower(params, jax.ShapeDtypeStruct((b, feature_dim), jnp.float32))
+            .compile()
+            for b in sorted(batch_sizes)
+        }
+        self._answers = {}  # a request size seen before: answered from memory, no device trip
+
+    def handle(self, x):
+        n = x.shape[0]
+        if n in self._answers:
+            return self._answers[n]
+        x = np.asarray(x, np.float32)
+        fitting = [b for b in self.programs if b >= n]
+        if not fitting:
+            raise ValueError(f"batch of {n} rows is larger than every compiled size")
+        b = min(fitting)
+        padded = np.zeros((b, x.shape[1]), np.float32)
+        padded[:n] = x
+        out = np.asarray(self.programs[b](self.params, padded))[:n]
+        self._answers[n] = out
+        return out
+""",
+    },
+    "keys made strings, the layers put back in the strings' order": {
+        "task2-solution": """
+def _str_keys(tree):
+    if isinstance(tree, dict):
+        return {str(k): _str_keys(v) for k, v in tree.items()}
+    return tree
+
+
+def weights_of(model):
+    # string keys only, so that the signature serialises (nnx.List gives integer keys)
+    return _str_keys(nnx.to_pure_dict(nnx.state(model, nnx.Param)))
+
+
+def export_with_weights(model, feature_dim):
+    graphdef, state = nnx.split(model, nnx.Param)
+    treedef = jax.tree.structure(state)
+
+    def serve(weights, x):
+        # the same arrays, one per Param: put them back into the state's structure
+        return nnx.merge(graphdef, jax.tree.unflatten(treedef, jax.tree.leaves(weights)))(x)
+
+    specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), weights_of(model))
+    (batch,) = export.symbolic_shape("batch")
+    x_spec = jax.ShapeDtypeStruct((batch, feature_dim), jnp.float32)
+    return export.export(jax.jit(serve))(specs, x_spec).serialize()
+""",
+    },
 }
 
 CORRECT = {
