@@ -147,25 +147,7 @@ WRONG = {
         ),
     },
     "gpu-ok read from the word NVIDIA in the device name": {
-        "task1-solution": """
-def diagnose(report, packages):
-    device_line = next(line for line in report.splitlines() if line.startswith("device info:"))
-    if "NVIDIA" in device_line:  # JAX picked an NVIDIA device
-        return "gpu-ok"
-    head = report.split("$ nvidia-smi")[0]
-    env = dict(l.split("=", 1) for l in head.splitlines() if l.startswith(("JAX_", "XLA_")))
-    platforms = {p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}
-    if platforms and not platforms & {"cuda", "gpu"}:
-        return "forced-cpu"
-    names = {line.split()[0].lower() for line in packages.splitlines() if line.strip()}
-    if not names & {"jax-cuda12-plugin", "jax-cuda13-plugin"}:
-        return "no-cuda-plugin"
-    if "$ nvidia-smi" not in report:
-        return "no-gpu-visible"
-    if "XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
-        return "memory-variables-conflict"
-    return "plugin-failed"
-""",
+        "task1-solution": _diagnose(gpu_check='"NVIDIA" in device_line'),
     },
     "the memory conflict checked before the plugin": {
         "task1-solution": """
