@@ -502,6 +502,25 @@ def learning_rate_used(opt_state):
     return opt_state[1].hyperparams["learning_rate"]
 """,
     },
+    "the batch size read from batch[0] or batch['x']: other pytrees fail": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    x = batch[0] if isinstance(batch, (tuple, list)) else batch["x"]
+    size = x.shape[0]
+    if size % num_micro:
+        raise ValueError(f"batch of {size} cannot be split into {num_micro} equal parts")
+    micro = jax.tree.map(lambda a: a.reshape(num_micro, size // num_micro, *a.shape[1:]), batch)
+
+    def body(carry, mb):
+        loss_sum, grad_sum = carry
+        loss, grads = jax.value_and_grad(loss_fn)(params, mb)
+        return (loss_sum + loss, jax.tree.map(jnp.add, grad_sum, grads)), None
+
+    init = (jnp.zeros(()), jax.tree.map(jnp.zeros_like, params))
+    (loss_sum, grad_sum), _ = jax.lax.scan(body, init, micro)
+    return loss_sum / num_micro, jax.tree.map(lambda g: g / num_micro, grad_sum)
+""",
+    },
 }
 
 CORRECT = {
