@@ -473,6 +473,92 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return new
 """,
     },
+    "bfloat16 layers (dtype=jnp.bfloat16): not the layers' defaults": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        bf16 = jnp.bfloat16
+        self.ln1 = nnx.LayerNorm(d_model, dtype=bf16, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, dtype=bf16, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, dtype=bf16, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, dtype=bf16, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, dtype=bf16, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
+    "bfloat16 parameters (param_dtype): not the layers' defaults": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        bf16 = jnp.bfloat16
+        self.ln1 = nnx.LayerNorm(d_model, param_dtype=bf16, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, param_dtype=bf16, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, param_dtype=bf16, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, param_dtype=bf16, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, param_dtype=bf16, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
+    "PyTorch's LayerNorm epsilon, 1e-5 instead of Flax's default": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, epsilon=1e-5, rngs=rngs)  # PyTorch's default
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, epsilon=1e-5, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
+    "gradients of the whole state, integer variables included": {
+        "task3-solution": """
+@nnx.jit
+def train_step(model, optimizer, inputs, targets):
+    graphdef, state = nnx.split(model)
+
+    def loss_fn(state):
+        logits = nnx.merge(graphdef, state)(inputs)
+        return optax.softmax_cross_entropy_with_integer_labels(logits, targets).mean()
+
+    loss, grads = jax.value_and_grad(loss_fn)(state)
+    optimizer.update(model, grads)
+    return loss
+""",
+    },
 }
 
 CORRECT = {
