@@ -393,6 +393,90 @@ def merge_lora(model):
     return merged
 """,
     },
+    "plans cached between calls by shapes, whatever the train_step": {
+        "task2-solution": """
+_PLANS = {}  # plans kept between calls: the same shapes compile to the same plan
+
+
+def step_bytes(compiled):
+    m = compiled.memory_analysis()
+    return (
+        m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+    )
+
+
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+    shapes = tuple((a.shape, str(a.dtype)) for a in jax.tree.leaves((params, opt_state)))
+
+    def need(batch):
+        key = (shapes, donate, batch)
+        if key not in _PLANS:
+            lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+            _PLANS[key] = step_bytes(lowered.compile(ANALYSIS_OPTIONS))
+        return _PLANS[key]
+
+    if need(1) > budget:
+        return 0
+    if need(limit) <= budget:
+        return limit
+    low, high = 1, limit
+    while high - low > 1:
+        middle = (low + high) // 2
+        if need(middle) <= budget:
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
+    "adamw instead of adam: its weight decay moves A": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+            )
+    optimizer = nnx.Optimizer(model, optax.adamw(learning_rate), wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
+    "an empty set of targets taken as every layer": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if not targets or i in targets:  # no targets: every layer
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+            )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
 }
 
 CORRECT = {
