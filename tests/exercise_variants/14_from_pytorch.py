@@ -202,7 +202,7 @@ class RunningNorm(nnx.Module):
     ],
     "task2-solution": [
         """
-def _step(params, ema, opt_state, x, y, key, step):
+def ema_step(params, ema, opt_state, x, y, key, step):
     noise = jax.random.normal(jax.random.fold_in(key, step), x.shape)
 
     def loss_fn(p):
@@ -216,7 +216,7 @@ def _step(params, ema, opt_state, x, y, key, step):
     return new_params, new_ema, new_opt_state, loss
 
 
-train_step = jax.jit(_step, donate_argnums=())
+train_step = jax.jit(ema_step, donate_argnums=())
 
 
 def train(step_fn, params, opt_state, batches, key):
