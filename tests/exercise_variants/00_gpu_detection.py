@@ -289,4 +289,35 @@ def diagnose(report, packages):
     return Label.PLUGIN_FAILED
 """,
     },
+    "regular expressions; a plugin newer than the driver's CUDA taken as a failed plugin first": {
+        "task1-solution": r"""
+def diagnose(report, packages):
+    import re
+
+    head, _, smi = report.partition("$ nvidia-smi")
+    device = re.search(r"^device info: (.+)-\d+, \d+ local devices", report, re.M).group(1)
+    if device.strip().lower() != "cpu":
+        return "gpu-ok"
+    env = {}
+    for line in head.splitlines():
+        name, eq, value = line.partition("=")
+        if eq and re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+            env[name] = value
+    platforms = [p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()]
+    if platforms and "cuda" not in platforms and "gpu" not in platforms:
+        return "forced-cpu"
+    flavours = {int(m) for m in re.findall(r"^jax[-_]cuda(\d+)[-_]plugin\b", packages, re.M | re.I)}
+    if not flavours:
+        return "no-cuda-plugin"
+    if not smi.strip():
+        return "no-gpu-visible"
+    # lesson section 7: a driver whose "CUDA Version" is older than the plugin's flavour
+    driver_cuda = re.search(r"CUDA Version:\s*(\d+)", smi)
+    if driver_cuda and int(driver_cuda.group(1)) < min(flavours):
+        return "plugin-failed"
+    if "XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
+        return "memory-variables-conflict"
+    return "plugin-failed"
+""",
+    },
 }
