@@ -366,6 +366,47 @@ def count_compiles(run):
     return _backend_compiles[0] - before
 """,
     },
+    "a callable object registered once when the cell runs, never removed": {
+        "task1-solution": """
+class _CompileCounter:  # one counter for the whole session, read by count_compiles
+
+    def __init__(self):
+        self.total = 0
+
+    def __call__(self, event, duration_secs, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            self.total += 1
+
+
+_counter = _CompileCounter()
+jax.monitoring.register_event_duration_secs_listener(_counter)
+
+
+def count_compiles(run):
+    before = _counter.total
+    run()
+    return _counter.total - before
+""",
+    },
+    "a time-span listener registered once when the cell runs, never removed": {
+        "task1-solution": """
+_compile_log = []
+
+
+def _on_span(event, start_time, end_time, **kwargs):
+    if event == "/jax/core/compile/backend_compile_duration":
+        _compile_log.append(kwargs.get("fun_name"))
+
+
+jax.monitoring.register_event_time_span_listener(_on_span)  # once, when this cell runs
+
+
+def count_compiles(run):
+    start = len(_compile_log)
+    run()
+    return len(_compile_log) - start
+""",
+    },
 }
 
 CORRECT = {
@@ -471,6 +512,32 @@ def train_fast(w, batches, lrs):
 
     w, _ = jax.lax.scan(body, w, (xs, ys, jnp.asarray(lrs, jnp.float32)))
     return w
+""",
+    },
+    "time-span listener in a context manager (the compile event is also sent as a span)": {
+        "task1-solution": """
+from contextlib import contextmanager
+
+BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
+
+
+@contextmanager
+def compile_spans(spans):
+    def on_span(event, start_time, end_time, **kwargs):
+        if event == BACKEND_COMPILE:
+            spans.append((kwargs.get("fun_name"), end_time - start_time))
+
+    jax.monitoring.register_event_time_span_listener(on_span)
+    try:
+        yield spans
+    finally:
+        jax.monitoring.unregister_event_time_span_listener(on_span)
+
+
+def count_compiles(run):
+    with compile_spans([]) as spans:
+        run()
+    return len(spans)
 """,
     },
 }
