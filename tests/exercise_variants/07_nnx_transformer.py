@@ -559,6 +559,46 @@ def train_step(model, optimizer, inputs, targets):
     return loss
 """,
     },
+    "GPT-2's initialisers (normal, 0.02): not the layers' defaults": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        init = nnx.initializers.normal(stddev=0.02)  # GPT-2's initialisation
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, kernel_init=init, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, kernel_init=init, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, kernel_init=init, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
+    "the first token drawn with jax.random.choice and the caller's key, which is then split": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = list(prompt)
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        if temperature == 0:
+            token = int(jnp.argmax(logits))
+        else:
+            probs = jax.nn.softmax(logits / temperature)
+            token = int(jax.random.choice(key, probs.shape[0], p=probs))
+            key = jax.random.split(key)[0]  # a new key for the next step
+        tokens.append(token)
+    return tokens[len(prompt):]
+""",
+    },
 }
 
 CORRECT = {
@@ -582,7 +622,7 @@ def make_prefix_lm_sdpa(prefix_len):
 from functools import partial
 
 
-def _prefix_attention(query, key, value, *, prefix_len, mask=None, **unused):
+def prefix_attention(query, key, value, *, prefix_len, mask=None, **unused):
     i, j = jnp.indices((query.shape[1], key.shape[1]))
     allowed = jnp.logical_or(j < prefix_len, j <= i)[None, None]
     if mask is not None:
@@ -592,7 +632,7 @@ def _prefix_attention(query, key, value, *, prefix_len, mask=None, **unused):
 
 
 def make_prefix_lm_sdpa(prefix_len):
-    return partial(_prefix_attention, prefix_len=prefix_len)
+    return partial(prefix_attention, prefix_len=prefix_len)
 """,
     },
     "mlp helper, nnx.gelu, jax.checkpoint on a closure": {
@@ -622,7 +662,7 @@ class Block(nnx.Module):
     },
     "ln2 inside the rematerialised part, nnx.remat on a function": {
         "task2-solution": """
-def _norm_and_mlp(block, h):
+def norm_and_mlp(block, h):
     return block.mlp_out(jax.nn.gelu(block.mlp_in(block.ln2(h))))
 
 
@@ -636,7 +676,7 @@ class Block(nnx.Module):
         self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
         self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
         self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
-        self.second_half = nnx.remat(_norm_and_mlp) if remat_mlp else _norm_and_mlp
+        self.second_half = nnx.remat(norm_and_mlp) if remat_mlp else norm_and_mlp
 
     def __call__(self, x):
         h = x + self.attn(self.ln1(x))
@@ -699,6 +739,39 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
         probs = jax.nn.softmax(logits / temperature)
         tokens.append(int(jax.random.choice(jax.random.fold_in(key, step), len(probs), p=probs)))
     return tokens[len(prompt):]
+""",
+    },
+    "every default spelled out; the MLP a pure function of split/merge under jax.checkpoint": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        f32 = jnp.float32
+        self.ln1 = nnx.LayerNorm(d_model, epsilon=1e-6, use_bias=True, use_scale=True,
+                                 dtype=f32, param_dtype=f32, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads, d_model, qkv_features=d_model, out_features=d_model,
+            attention_fn=attention_fn, decode=False, use_bias=True,
+            dtype=f32, param_dtype=f32, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, epsilon=1e-6, dtype=f32, param_dtype=f32, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, use_bias=True, dtype=f32,
+                                 param_dtype=f32, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, use_bias=True, dtype=f32,
+                                  param_dtype=f32, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def __call__(self, x):
+        y = self.ln1(x)
+        h = x + self.attn(y, y, y)
+        graphdef, state = nnx.split((self.mlp_in, self.mlp_out))
+
+        def mlp(state, z):
+            mlp_in, mlp_out = nnx.merge(graphdef, state)
+            return mlp_out(jax.nn.gelu(mlp_in(z), approximate=True))
+
+        if self.remat_mlp:
+            mlp = jax.checkpoint(mlp)
+        return h + mlp(state, self.ln2(h))
 """,
     },
 }
