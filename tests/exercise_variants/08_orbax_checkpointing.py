@@ -638,25 +638,44 @@ def restore_sharded(make_model, directory, mesh):
     return nnx.merge(graphdef, params, rest)
 """,
     },
+    "restore_params reads the directory save_params wrote last, whatever it is given": {
+        "task1-solution": """
+_LAST_SAVED = {}
+
+
+def save_params(model, directory):
+    path = Path(directory).absolute()
+    ocp.v1.save(path, nnx.state(model, nnx.Param), overwrite=True)
+    _LAST_SAVED["path"] = path  # remembered for restore_params
+    return path
+
+
+def restore_params(make_model, directory):
+    # bug: reads the checkpoint this process saved last, whatever `directory` says
+    where = _LAST_SAVED.get("path", Path(directory).absolute())
+    graphdef, abstract_params, rest = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
+    return nnx.merge(graphdef, ocp.v1.load(where, abstract_params), rest)
+""",
+    },
 }
 
 CORRECT = {
     "abstract targets without shardings (Orbax's warning is silenced by the setup cell)": {
         "task1-solution": """
-def _absolute(directory):
+def absolute_path(directory):
     directory = Path(directory)
     return directory if directory.is_absolute() else Path.cwd() / directory
 
 
 def save_params(model, directory):
-    where = _absolute(directory)
+    where = absolute_path(directory)
     ocp.v1.save_async(where, nnx.state(model, nnx.Param), overwrite=True).result()
     return where
 
 
 def restore_params(make_model, directory):
     graph, abstract_params, others = nnx.split(nnx.eval_shape(make_model), nnx.Param, ...)
-    return nnx.merge(graph, ocp.v1.load(_absolute(directory), abstract_params), others)
+    return nnx.merge(graph, ocp.v1.load(absolute_path(directory), abstract_params), others)
 """,
     },
     "biases as P(None), the same layout as P()": {
