@@ -363,6 +363,31 @@ def compile_buckets(blob, batch_sizes):
     return programs
 """,
     },
+    "padding rows of NaN instead of zeros (fn acts row by row, so the output cannot show it)": {
+        "task1-solution": """
+class BucketServer:
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params = params
+        self.programs = {
+            b: jax.jit(fn)
+            .lower(params, jax.ShapeDtypeStruct((b, feature_dim), jnp.float32))
+            .compile()
+            for b in sorted(batch_sizes)
+        }
+
+    def handle(self, x):
+        x = np.asarray(x, np.float32)
+        n = x.shape[0]
+        fitting = [b for b in self.programs if b >= n]
+        if not fitting:
+            raise ValueError(n)
+        b = min(fitting)
+        padded = np.empty((b, x.shape[1]), np.float32)  # bug: the padding rows are not zeros
+        padded[n:] = np.nan
+        padded[:n] = x
+        return np.asarray(self.programs[b](self.params, padded))[:n]
+""",
+    },
 }
 
 CORRECT = {
