@@ -477,6 +477,29 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     return optimizer
 """,
     },
+    "an empty set of targets: nothing returned": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    chosen = range(len(model.layers)) if targets is None else sorted(targets)
+    for i in chosen:
+        layer = model.layers[i]
+        model.layers[i] = nnx.LoRA(
+            layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+        )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+    if not chosen:  # no adapters: nothing to train, skip the loop
+        return None
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grads = nnx.grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))(model, x, y)
+        optimizer.update(model, grads)
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
 }
 
 CORRECT = {
