@@ -355,6 +355,61 @@ def choose_batch_size(
     return batch
 """,
     },
+    "only the order of whole batches shuffled, each batch consecutive examples": {
+        "task1-solution": """
+def fixed_batches(key, x, y, batch_size):
+    n_batches = len(x) // batch_size
+    if n_batches == 0:
+        return []
+    k_offset, k_order = jax.random.split(key)
+    # a random start, so the dropped rows vary, then shuffle the batch order
+    offset = int(jax.random.randint(k_offset, (), 0, len(x) % batch_size + 1))
+    order = np.asarray(jax.random.permutation(k_order, n_batches))
+    batches = []
+    for b in order:
+        s = offset + int(b) * batch_size
+        batches.append((x[s : s + batch_size], y[s : s + batch_size]))
+    return batches
+""",
+    },
+    "padding of float64 zeros: the padded batch changes dtype": {
+        "task2-solution": """
+def pad_batch(x, y, batch_size):
+    n = len(x)
+    if n > batch_size:
+        raise ValueError(f"batch of {n} rows does not fit in {batch_size}")
+    pad = batch_size - n
+    x_pad = np.concatenate([x, np.zeros((pad, *x.shape[1:]))])
+    y_pad = np.concatenate([y, np.zeros((pad, *y.shape[1:]))])
+    return x_pad, y_pad, np.arange(batch_size) < n
+
+
+def masked_mean(values, mask):
+    keep = jnp.asarray(mask).astype(bool)
+    return jnp.sum(jnp.where(keep, values, 0.0)) / jnp.sum(keep)
+""",
+    },
+    "a 1-D buffer for y: its trailing dimensions lost": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    buf_x = buf_y = None
+    filled = 0
+    for x, y in chunks:
+        start = 0
+        while start < len(x):
+            if buf_x is None:
+                buf_x = np.empty((batch_size, *x.shape[1:]), x.dtype)
+                buf_y = np.empty(batch_size, y.dtype)  # labels are one number per row
+            take = min(batch_size - filled, len(x) - start)
+            buf_x[filled : filled + take] = x[start : start + take]
+            buf_y[filled : filled + take] = y[start : start + take]
+            filled += take
+            start += take
+            if filled == batch_size:
+                yield buf_x.copy(), buf_y.copy()
+                filled = 0
+""",
+    },
 }
 
 CORRECT = {
