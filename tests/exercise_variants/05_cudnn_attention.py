@@ -283,6 +283,40 @@ def choose_implementation(platform, compute_capability, dtype, head_dim):
     return "cudnn", "ok"
 """,
     },
+    "softmax by hand without subtracting the maximum": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    B, T, N, H = q.shape
+    S, K = k.shape[1], k.shape[2]
+    G = N // K
+    k_full = jnp.repeat(k, G, axis=2)  # query head n uses key/value head n // G
+    v_full = jnp.repeat(v, G, axis=2)
+    s = jnp.einsum("btnh,bsnh->bnts", q, k_full) / math.sqrt(H)
+    s = cap * jnp.tanh(s / cap)
+    e = jnp.exp(s)  # softmax by hand
+    if is_causal:
+        e = e * jnp.tril(jnp.ones((T, S), dtype=e.dtype))
+    w = e / jnp.sum(e, axis=-1, keepdims=True)
+    return jnp.einsum("bnts,bsnh->btnh", w, v_full)
+""",
+    },
+    "the head-dim rule before the dtype rule": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    capability = tuple(int(part) for part in compute_capability.split("."))
+    if capability < (8, 0):
+        return "xla", "compute-capability"
+    # shape limits first, then the dtype
+    largest = 256 if capability >= (9, 0) else 128
+    if head_dim % 8 != 0 or head_dim > largest:
+        return "xla", "head-dim"
+    if jnp.dtype(dtype) not in (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)):
+        return "xla", "dtype"
+    return "cudnn", "ok"
+""",
+    },
 }
 
 CORRECT = {
