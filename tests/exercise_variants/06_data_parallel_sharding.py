@@ -413,6 +413,51 @@ def all_reduce_bytes(compiled):
     return total
 """,
     },
+    "true division: floats such as (8.0, 4.0)": {
+        "task1-solution": """
+def shard_shape(global_shape, mesh_axes, spec):
+    spec = tuple(spec)
+    if len(spec) > len(global_shape):
+        raise ValueError(f"spec {spec} has more entries than shape {global_shape}")
+    spec = spec + (None,) * (len(global_shape) - len(spec))
+    result = []
+    for size, entry in zip(global_shape, spec):
+        if entry is None:
+            names = ()
+        elif isinstance(entry, str):
+            names = (entry,)
+        else:
+            names = tuple(entry)
+        pieces = math.prod(mesh_axes[name] for name in names)
+        if size % pieces:
+            raise ValueError(f"dimension of size {size} cannot be split into {pieces} pieces")
+        result.append(size / pieces)  # divisible, checked above
+    return tuple(result)
+""",
+    },
+    "the result tuple split on ', ', the /*index=5*/ shape skipped": {
+        "task2-solution": r"""
+def all_reduce_bytes(compiled):
+    import re
+
+    shape_re = re.compile(r"(\w+)\[([\d,]*)\](?:\{[^}]*\})?")  # e.g. f32[32,16]{1,0}
+    total = 0
+    for line in compiled.as_text().splitlines():
+        _, eq, rhs = line.partition(" = ")
+        if not eq:
+            continue
+        m = re.match(r"(\(.*\)|\S+) all-reduce(-start)?\(", rhs)
+        if m is None:
+            continue
+        for part in m.group(1).strip("()").split(", "):
+            shape = shape_re.fullmatch(part.strip())
+            if shape is None:  # not an array shape (a token, say): carries no bytes
+                continue
+            dtype, dims = shape.groups()
+            total += HLO_BYTES[dtype] * math.prod(int(d) for d in dims.split(",") if d)
+    return total
+""",
+    },
 }
 
 CORRECT = {
