@@ -524,6 +524,29 @@ def top_operation(log_dir):
     return str(name), float(totals[name] / sum(totals.values()))
 """,
     },
+    "the scale never halved below 1": {
+        "task3-solution": """
+def scaled_grad(loss_fn, params, batch, scale):
+    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
+    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
+    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
+    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
+    finite = all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
+    return grads, finite
+
+
+MIN_SCALE = 1.0  # never scale the loss below 1
+
+
+def update_scale(scale, finite, good_steps, growth_interval=200):
+    if not finite:
+        return max(scale / 2, MIN_SCALE), 0
+    good_steps += 1
+    if good_steps >= growth_interval:
+        return scale * 2, 0
+    return scale, good_steps
+""",
+    },
 }
 
 CORRECT = {
