@@ -114,6 +114,58 @@ _WRONG = {
         _running_norm(update=_TORCH_MOMENTUM, param_kind="nnx.Param"),
         # the buffers change in eval mode too
         _running_norm(update=_TORCH_MOMENTUM, in_eval=True),
+        # no gradient through the batch's statistics: PyTorch differentiates through them
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum, self.eps = momentum, eps
+        self.use_running_average = False
+        self.scale = nnx.Param(jnp.ones(features))
+        self.running_mean = nnx.BatchStat(jnp.zeros(features))
+        self.running_var = nnx.BatchStat(jnp.ones(features))
+        self.num_batches_tracked = nnx.BatchStat(jnp.zeros((), jnp.int32))
+
+    def __call__(self, x):
+        if self.use_running_average:
+            mean, var = self.running_mean[...], self.running_var[...]
+        else:
+            # torch.no_grad(): the statistics are not differentiated
+            n = x.shape[0]
+            mean = jax.lax.stop_gradient(x.mean(0))
+            var = jax.lax.stop_gradient(x.var(0))
+            m = self.momentum
+            self.running_mean[...] = (1 - m) * self.running_mean[...] + m * mean
+            self.running_var[...] = (1 - m) * self.running_var[...] + m * var * n / (n - 1)
+            self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
+        return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
+""",
+        # the one-pass variance E[x^2] - E[x]^2: it cancels on a batch far from zero
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum, self.eps = momentum, eps
+        self.use_running_average = False
+        self.scale = nnx.Param(jnp.ones(features))
+        self.running_mean = nnx.BatchStat(jnp.zeros(features))
+        self.running_var = nnx.BatchStat(jnp.ones(features))
+        self.num_batches_tracked = nnx.BatchStat(jnp.zeros((), jnp.int32))
+
+    def __call__(self, x):
+        if self.use_running_average:
+            mean, var = self.running_mean[...], self.running_var[...]
+        else:
+            n = x.shape[0]
+            # one pass over the batch, as Flax's BatchNorm does: E[x^2] - E[x]^2
+            mean = jnp.mean(x, axis=0)
+            var = jnp.mean(x * x, axis=0) - mean * mean
+            m = self.momentum
+            old_mean = self.running_mean[...]
+            self.running_mean[...] = (1 - m) * old_mean + m * jax.lax.stop_gradient(mean)
+            unbiased = jax.lax.stop_gradient(var) * n / (n - 1)
+            self.running_var[...] = (1 - m) * self.running_var[...] + m * unbiased
+            self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
+        return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
+""",
     ],
     "task2-solution": [
         # the same key at every step: the same noise every time
@@ -280,6 +332,8 @@ _WRONG_LABELS = {
         "biased running variance",
         "buffers as nnx.Param",
         "buffers updated in eval mode",
+        "stop_gradient on the batch statistics",
+        "one-pass variance, which cancels far from zero",
     ],
     "task2-solution": [
         "the same key at every step",
