@@ -247,6 +247,39 @@ def local_rows(
     return batch[group * share : (group + 1) * share]
 """,
     },
+    "nodes in a list indexed by node number: assumes 0 ... N-1": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    num_nodes = len({node_of(d) for d in devices})
+    nodes = [[] for _ in range(num_nodes)]  # node n's devices at index n
+    for device in sorted(devices, key=lambda d: d.id):
+        nodes[node_of(device)].append(device)
+    per_node = len(devices) // num_nodes
+    if any(len(members) != per_node for members in nodes):
+        raise ValueError("the nodes hold different numbers of devices")
+    if per_node % model:
+        raise ValueError(f"model={model} does not divide the {per_node} devices of a node")
+    rows = [members[i : i + model] for members in nodes for i in range(0, per_node, model)]
+    return Mesh(np.array(rows), ("data", "model"))
+""",
+    },
+    "devices ignored: the mesh built from jax.devices()": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    # every device of the job, grouped by node (nodes in order, ids in order inside a node)
+    ordered = sorted(jax.devices(), key=lambda d: (node_of(d), d.id))
+    counts = {}
+    for d in ordered:
+        counts[node_of(d)] = counts.get(node_of(d), 0) + 1
+    if len(set(counts.values())) != 1:
+        raise ValueError(f"the nodes hold different numbers of devices: {counts}")
+    per_node = next(iter(counts.values()))
+    if per_node % model:
+        raise ValueError(f"model={model} does not divide the {per_node} devices of a node")
+    grid = np.array(ordered).reshape(len(ordered) // model, model)
+    return Mesh(grid, ("data", "model"))
+""",
+    },
 }
 
 CORRECT = {
