@@ -192,6 +192,11 @@ def bytes_limit(env, gpu_memory_bytes):
             'os.environ["XLA_FLAGS"] = " ".join(f"{k}={v}" for k, v in flags.items())'
         ),
     },
+    "the platform allocator: memory on demand, but not the allocator the fraction caps": {
+        "task3-solution": _launcher(
+            before='os.environ["XLA_PYTHON_CLIENT_ALLOCATOR"] = "platform"'
+        ),
+    },
 }
 
 CORRECT = {
