@@ -513,6 +513,34 @@ def summarize(metrics):
     }
 """,
     },
+    "the count kept as float32: wrong past 2**24 examples": {
+        "task3-solution": """
+def init_metrics():
+    # one dtype for every leaf: the mean is a plain float32 division
+    return {
+        "count": jnp.zeros((), jnp.float32),
+        "total": jnp.zeros((), jnp.float32),
+        "max": jnp.full((), -jnp.inf, jnp.float32),
+    }
+
+
+def update_metrics(metrics, losses):
+    return {
+        "count": metrics["count"] + losses.shape[0],
+        "total": metrics["total"] + jnp.sum(losses),
+        "max": jnp.maximum(metrics["max"], jnp.max(losses)),
+    }
+
+
+def summarize(metrics):
+    host = jax.device_get(metrics)
+    return {
+        "count": int(host["count"]),
+        "mean": float(host["total"] / host["count"]),
+        "max": float(host["max"]),
+    }
+""",
+    },
 }
 
 CORRECT = {
@@ -617,16 +645,16 @@ def train(step, params, batches, log_every):
     return params, history
 """,
     },
-    "tuple of float32 metrics": {
+    "a tuple: an int32 count, float32 sum and max": {
         "task3-solution": """
 def init_metrics():
-    return (jnp.float32(0.0), jnp.float32(0.0), jnp.float32(-jnp.inf))
+    return (jnp.int32(0), jnp.float32(0.0), jnp.float32(-jnp.inf))
 
 
 def update_metrics(metrics, losses):
     count, total, largest = metrics
     return (
-        count + jnp.float32(losses.size),
+        count + jnp.int32(losses.size),
         total + losses.sum(),
         jnp.maximum(largest, losses.max()),
     )
