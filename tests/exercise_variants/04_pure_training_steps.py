@@ -521,6 +521,107 @@ def accumulated_grads(loss_fn, params, batch, num_micro):
     return loss_sum / num_micro, jax.tree.map(lambda g: g / num_micro, grad_sum)
 """,
     },
+    "loss_fn evaluated twice: once for the metrics, once for the gradient": {
+        "task1-solution": """
+def init_state(params, tx, key):
+    return {
+        "params": params,
+        "opt_state": tx.init(params),
+        "key": key,
+        "step": jnp.zeros((), jnp.int32),
+    }
+
+
+def make_train_step(loss_fn, tx):
+    def train_step(state, batch):
+        next_key, step_key = jax.random.split(state["key"])
+        # the metrics, then the gradient of the loss at the same key
+        loss, aux = loss_fn(state["params"], batch, step_key)
+        grads = jax.grad(lambda p: loss_fn(p, batch, step_key)[0])(state["params"])
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new_state = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": next_key,
+            "step": state["step"] + 1,
+        }
+        return new_state, {"loss": loss, **aux}
+
+    return train_step
+""",
+    },
+    "the next state key folded from the key given to loss_fn": {
+        "task1-solution": """
+def init_state(params, tx, key):
+    return {
+        "params": params,
+        "opt_state": tx.init(params),
+        "key": key,
+        "step": jnp.zeros((), jnp.int32),
+    }
+
+
+DROPOUT_STREAM, NEXT_STREAM = 101, 202  # named streams for fold_in
+
+
+def make_train_step(loss_fn, tx):
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def train_step(state, batch):
+        # this step's key, then the next step's key derived from it: a chain of keys
+        step_key = jax.random.fold_in(state["key"], DROPOUT_STREAM)
+        next_key = jax.random.fold_in(step_key, NEXT_STREAM)
+        (loss, aux), grads = grad_fn(state["params"], batch, step_key)
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new_state = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": next_key,
+            "step": state["step"] + 1,
+        }
+        return new_state, {"loss": loss, **aux}
+
+    return train_step
+""",
+    },
+    "adamw with eps=1e-6 instead of its default": {
+        "task2-solution": """
+def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    if warmup_steps == total_steps:
+        # optax's cosine part needs at least one decay step: warm up, then hold end_lr
+        return optax.join_schedules(
+            [optax.linear_schedule(0.0, peak_lr, warmup_steps), optax.constant_schedule(end_lr)],
+            boundaries=[warmup_steps],
+        )
+    return optax.warmup_cosine_decay_schedule(
+        init_value=0.0,
+        peak_value=peak_lr,
+        warmup_steps=warmup_steps,
+        decay_steps=total_steps,
+        end_value=end_lr,
+    )
+
+
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    def matrices(params):
+        return jax.tree.map(lambda p: p.ndim >= 2, params)
+
+    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        adamw(
+            learning_rate=make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=matrices,
+            eps=1e-6,  # a safer epsilon for small second moments
+        ),
+    )
+
+
+def learning_rate_used(opt_state):
+    return opt_state[1].hyperparams["learning_rate"]
+""",
+    },
 }
 
 CORRECT = {
