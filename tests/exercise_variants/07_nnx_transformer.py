@@ -599,6 +599,122 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return tokens[len(prompt):]
 """,
     },
+    "a (batch, heads, L, L) mask cut to its first head": {
+        "task1-solution": """
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        query_pos = jnp.arange(query.shape[1])[:, None]
+        key_pos = jnp.arange(key.shape[1])[None, :]
+        allowed = ((key_pos < prefix_len) | (key_pos <= query_pos))[None, None]  # (1, 1, T, S)
+        if mask is not None:
+            # MultiHeadAttention's masks are the same for every head: keep one, broadcast it
+            allowed = allowed & mask[:, :1]
+        return jax.nn.dot_product_attention(query, key, value, mask=allowed)
+
+    return prefix_lm_sdpa
+""",
+    },
+    "the block adds a causal mask of its own": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        # a decoder block: no token may look ahead
+        causal = nnx.make_causal_mask(x[..., 0], dtype=jnp.bool_)
+        h = x + self.attn(self.ln1(x), mask=causal)
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
+    "the attention's output projection initialised at zero": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        # zero-initialised output projection: the residual branch starts as the identity
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, out_kernel_init=nnx.initializers.zeros_init(), rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
+    "gradients clipped to global norm 1 before the update": {
+        "task3-solution": """
+@nnx.jit
+def train_step(model, optimizer, inputs, targets):
+    def loss_fn(model):
+        logits = model(inputs)
+        return optax.softmax_cross_entropy_with_integer_labels(logits, targets).mean()
+
+    loss, grads = nnx.value_and_grad(loss_fn)(model)
+    # clip the global gradient norm to 1 for stability
+    norm = optax.tree.norm(grads)
+    grads = jax.tree.map(lambda g: g * jnp.minimum(1.0, 1.0 / (norm + 1e-6)), grads)
+    optimizer.update(model, grads)
+    return loss
+""",
+    },
+    "top-k sampling with k=5: the tail never drawn": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0, top_k=5):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            key, subkey = jax.random.split(key)
+            # top-k sampling: the long tail of unlikely tokens is cut off
+            k = min(top_k, logits.shape[-1])
+            kth = jnp.sort(logits)[-k]
+            logits = jnp.where(logits >= kth, logits, -jnp.inf)
+            token = jax.random.categorical(subkey, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
+    "the temperature applied twice: softmax(logits / T) ** (1 / T)": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            key, subkey = jax.random.split(key)
+            # sharpen / flatten the distribution: probabilities ** (1 / T), renormalised
+            probs = jax.nn.softmax(logits / temperature) ** (1.0 / temperature)
+            token = jax.random.categorical(subkey, jnp.log(probs / probs.sum()))
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
 }
 
 CORRECT = {
