@@ -388,6 +388,45 @@ class BucketServer:
         return np.asarray(self.programs[b](self.params, padded))[:n]
 """,
     },
+    "one padding buffer per bucket, its tail never zeroed again": {
+        "task1-solution": """
+class BucketServer:
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params = params
+        self.sizes = sorted(batch_sizes)
+        spec = lambda b: jax.ShapeDtypeStruct((b, feature_dim), jnp.float32)
+        self.programs = {b: jax.jit(fn).lower(params, spec(b)).compile() for b in self.sizes}
+        # one zero-padded host buffer per bucket, allocated once: no allocation per request
+        self.buffers = {b: np.zeros((b, feature_dim), np.float32) for b in self.sizes}
+
+    def handle(self, x):
+        x = np.asarray(x, np.float32)
+        n = x.shape[0]
+        fitting = [b for b in self.sizes if b >= n]
+        if not fitting:
+            raise ValueError(f"{n} rows: larger than every batch size")
+        b = fitting[0]
+        buffer = self.buffers[b]
+        buffer[:n] = x  # rows n: keep whatever the last request left there
+        return np.asarray(self.programs[b](self.params, buffer))[:n]
+""",
+    },
+    "only symbolic dimensions named b replaced": {
+        "task3-solution": """
+def compile_buckets(blob, batch_sizes):
+    exp = export.deserialize(bytearray(blob))
+    programs = {}
+    for b in batch_sizes:
+        # the batch dimension is the symbol "b" (see the artifacts' in_avals)
+        specs = [
+            jax.ShapeDtypeStruct(tuple(b if str(d) == "b" else d for d in aval.shape), aval.dtype)
+            for aval in exp.in_avals
+        ]
+        args, kwargs = jax.tree.unflatten(exp.in_tree, specs)
+        programs[b] = jax.jit(exp.call).lower(*args, **kwargs).compile()
+    return programs
+""",
+    },
 }
 
 CORRECT = {
