@@ -6,6 +6,8 @@ from pathlib import Path
 
 from traitlets.config import Config
 
+from autograder.kernel_sockets import SocketFileKernelManager
+
 COURSE_ID = "jax-on-nvidia-gpus"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
@@ -24,8 +26,11 @@ KERNEL_EXIT_S = 30
 
 
 def kernel_client_config() -> Config:
-    """nbclient settings for the course's kernels: time to run their exit hooks."""
-    return Config(KernelManager={"shutdown_wait_time": KERNEL_EXIT_S})
+    """nbclient settings for the course's kernels: Unix sockets, time to run their exit hooks."""
+    return Config(
+        NotebookClient={"kernel_manager_class": SocketFileKernelManager},
+        KernelManager={"shutdown_wait_time": KERNEL_EXIT_S},
+    )
 
 
 # Limits for grading one untrusted submission (`python -m autograder grade`); each

@@ -16,6 +16,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder import notebooks
+from autograder.config import kernel_client_config
 from tests.course import lesson_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +71,9 @@ def test_the_lessons_cluster_dies_with_a_killed_kernel(tmp_path: Path) -> None:
     probe = nbformat.v4.new_code_cell("print(os.getpid(), WORK, LAUNCHER)")
     notebook = nbformat.v4.new_notebook(cells=[*cells, probe])
     where = {"metadata": {"path": str(tmp_path)}}
-    client = NotebookClient(notebook, kernel_name="python3", timeout=120, resources=where)
+    client = NotebookClient(
+        notebook, kernel_name="python3", timeout=120, resources=where, config=kernel_client_config()
+    )
     with client.setup_kernel():
         for index, cell in enumerate(notebook.cells):
             client.execute_cell(cell, index)

@@ -16,7 +16,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder import guard
-from autograder.config import CELL_TIMEOUT_S
+from autograder.config import CELL_TIMEOUT_S, kernel_client_config
 
 SETUP = "import numpy as np\nimport quiz\n\n\ndef helper():\n    return 1\n"
 TESTS = {
@@ -81,7 +81,11 @@ def _run(
     graded = {guard.source_hash(source): grade_id for grade_id, source in tests.items()}
     with guard.arm_cells(graded, [guard.source_hash(setup)], tmp_path) as armed:
         NotebookClient(
-            notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True
+            notebook,
+            timeout=CELL_TIMEOUT_S,
+            kernel_name="python3",
+            allow_errors=True,
+            config=kernel_client_config(),
         ).execute()
     return notebook, guard.check_receipts(notebook, armed)
 

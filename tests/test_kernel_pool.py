@@ -14,6 +14,7 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
+from autograder.kernel_sockets import fresh_socket_prefix
 from tests.kernel_pool import IPYTHON_AT_IMPORT, POOL_VARIABLE, import_key
 
 pytestmark = pytest.mark.skipif(
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 
 @contextmanager
 def kernel(cwd: Path) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
-    manager = KernelManager(kernel_name="python3")
+    manager = KernelManager(kernel_name="python3", transport="ipc", ip=fresh_socket_prefix())
     manager.start_kernel(cwd=str(cwd))
     client = manager.client()
     client.start_channels()

@@ -15,6 +15,7 @@ from nbclient import NotebookClient
 from nbgrader.utils import determine_grade
 
 from autograder import notebooks
+from autograder.config import kernel_client_config
 from quiz import MAX_QUIZ_SHARE
 from quiz.bank import load_bank, select
 from tests.course import (
@@ -89,7 +90,7 @@ def quiz_scores(scenarios: list[tuple[list[dict], str | None]], tmp_path: Path) 
                 hidden_cells.append(cell)
     NotebookClient(
         notebook, kernel_name="python3", allow_errors=True, timeout=120,
-        resources={"metadata": {"path": str(tmp_path)}},
+        resources={"metadata": {"path": str(tmp_path)}}, config=kernel_client_config(),
     ).execute()  # fmt: skip
     return [determine_grade(cell)[0] for cell in hidden_cells]
 

@@ -36,7 +36,12 @@ from nbclient import NotebookClient
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from autograder.config import CELL_TIMEOUT_S, LESSONS_DIR, SOLUTIONS_DIR  # noqa: E402
+from autograder.config import (  # noqa: E402
+    CELL_TIMEOUT_S,
+    LESSONS_DIR,
+    SOLUTIONS_DIR,
+    kernel_client_config,
+)
 
 QUIET_LOAD = 0.5
 
@@ -83,7 +88,9 @@ def bare_execution_s(assignment: str) -> float:
     """Wall time to start a kernel and run the solution notebook once, nothing else."""
     notebook = nbformat.read(SOLUTIONS_DIR / assignment / "exercises.ipynb", as_version=4)
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3").execute()
+    NotebookClient(
+        notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", config=kernel_client_config()
+    ).execute()
     return time.perf_counter() - start
 
 

@@ -28,7 +28,13 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from autograder import notebooks
-from autograder.config import CELL_TIMEOUT_S, LESSON_NOTEBOOK, LESSONS_DIR, REPO_ROOT
+from autograder.config import (
+    CELL_TIMEOUT_S,
+    LESSON_NOTEBOOK,
+    LESSONS_DIR,
+    REPO_ROOT,
+    kernel_client_config,
+)
 
 EXECUTED_DIR = REPO_ROOT / "_build" / "executed"
 STATUS_FILE = "execution.json"
@@ -137,6 +143,7 @@ def _execute(path: Path, out_dir: Path, run: str) -> Execution:
         kernel_name="python3",
         allow_errors=False,
         resources={"metadata": {"path": str(path.parent)}},
+        config=kernel_client_config(),
     )
     start = time.perf_counter()
     with client.setup_kernel():

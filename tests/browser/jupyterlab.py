@@ -112,6 +112,9 @@ def serve(root: Path, state: Path, log: Path) -> Iterator[Server]:
         f"--LabApp.user_settings_dir={state / 'settings'}",
         f"--LabApp.workspaces_dir={state / 'workspaces'}",
         "--LabApp.expose_app_in_browser=True",
+        # Kernels on socket files, as the suite's own (autograder/kernel_sockets.py): a TCP
+        # port picked for a kernel can be taken by another test worker before it binds it.
+        "--KernelManager.transport=ipc",
         *(["--allow-root"] if os.geteuid() == 0 else []),
     ]  # fmt: skip
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
