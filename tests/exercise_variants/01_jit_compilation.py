@@ -407,6 +407,71 @@ def count_compiles(run):
     return len(_compile_log) - start
 """,
     },
+    "compile logging via a handler on JAX's logger, never removed (left on when run raises)": {
+        "task1-solution": """
+import logging
+
+
+def count_compiles(run):
+    # JAX logs "Finished XLA compilation of ..." once per backend compile
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    logging.getLogger("jax").addHandler(Collect())  # never removed: keeps listening
+    jax.config.update("jax_log_compiles", True)
+    run()
+    jax.config.update("jax_log_compiles", False)  # not reached when run raises
+    return sum(m.startswith("Finished XLA compilation") for m in records)
+""",
+    },
+    "the whole schedule jitted anew at every call, its rates baked in: one compile per call": {
+        "task4-solution": """
+sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
+
+
+def train_fast(w, batches, lrs):
+    # one jitted program for the whole schedule: built per call, the schedule baked in
+    @jax.jit
+    def run_all(w, batches):
+        for batch, lr in zip(batches, lrs, strict=True):
+            w = sgd_step(w, batch, lr)
+        return w
+
+    return run_all(w, batches)
+""",
+    },
+    "train_fast starts from zeros, not from the w it is given": {
+        "task4-solution": """
+sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
+
+
+def train_fast(w, batches, lrs):
+    params = jnp.zeros_like(w)  # start the weights from zero
+    for batch, lr in zip(batches, lrs, strict=True):
+        params = sgd_step(params, batch, lr)
+    return params
+""",
+    },
+    "an eager lax.scan whose body is defined in train_fast: a compile at every call": {
+        "task4-solution": """
+sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
+
+
+def train_fast(w, batches, lrs):
+    xs = jnp.stack([x for x, _ in batches])
+    ys = jnp.stack([y for _, y in batches])
+
+    def body(w, step):
+        x, y, lr = step
+        return sgd_step(w, (x, y), lr), None
+
+    w, _ = jax.lax.scan(body, w, (xs, ys, jnp.asarray(lrs, jnp.float32)))
+    return w
+""",
+    },
 }
 
 CORRECT = {
@@ -497,23 +562,6 @@ def train_fast(w, batches, lrs):
     return w
 """,
     },
-    "the steps as one lax.scan: a compile per schedule length, not per step": {
-        "task4-solution": """
-sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
-
-
-def train_fast(w, batches, lrs):
-    xs = jnp.stack([x for x, _ in batches])
-    ys = jnp.stack([y for _, y in batches])
-
-    def body(w, step):
-        x, y, lr = step
-        return sgd_step(w, (x, y), lr), None
-
-    w, _ = jax.lax.scan(body, w, (xs, ys, jnp.asarray(lrs, jnp.float32)))
-    return w
-""",
-    },
     "time-span listener in a context manager (the compile event is also sent as a span)": {
         "task1-solution": """
 from contextlib import contextmanager
@@ -538,6 +586,25 @@ def count_compiles(run):
     with compile_spans([]) as spans:
         run()
     return len(spans)
+""",
+    },
+    "the steps as one jitted lax.scan: a compile per schedule length, not per step": {
+        "task4-solution": """
+sgd_step = jax.jit(lambda w, batch, lr: w - lr * grad_fn(w, batch))
+
+
+def scan_body(w, step):
+    x, y, lr = step
+    return sgd_step(w, (x, y), lr), None
+
+
+run_schedule = jax.jit(lambda w, xs, ys, lrs: jax.lax.scan(scan_body, w, (xs, ys, lrs))[0])
+
+
+def train_fast(w, batches, lrs):
+    xs = jnp.stack([x for x, _ in batches])
+    ys = jnp.stack([y for _, y in batches])
+    return run_schedule(w, xs, ys, jnp.asarray(lrs, jnp.float32))
 """,
     },
 }
