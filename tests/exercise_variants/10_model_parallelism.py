@@ -475,6 +475,52 @@ def restore_onto(path, mesh):
     return ocp.v1.load(CHECKPOINT, target)  # the checkpoint of the setup cell
 """,
     },
+    "restore target of float32 everywhere: Adam's int32 step count comes back float32": {
+        "task4-solution": """
+def restore_onto(path, mesh):
+    abstract = abstract_state()
+
+    def fitted(spec, shape):
+        entries = tuple(spec) + (None,) * (len(shape) - len(spec))
+        return P(*(e if e is None or size % mesh.shape[e] == 0 else None
+                   for size, e in zip(shape, entries)))
+
+    params = {
+        n: NamedSharding(mesh, fitted(s, abstract["params"][n].shape)) for n, s in SPECS.items()
+    }
+    opt_state = optax.tree.map_params(
+        tx4, lambda _, s: s, abstract["opt_state"], params,
+        transform_non_params=lambda _: NamedSharding(mesh, P()),
+    )
+    shardings = {"params": params, "opt_state": opt_state}
+    # every array of the state is float32 (or so it seems): the step counter becomes float32 too
+    target = jax.tree.map(
+        lambda a, s: jax.ShapeDtypeStruct(a.shape, jnp.float32, sharding=s), abstract, shardings
+    )
+    return ocp.v1.load(path, target)
+""",
+    },
+    "the size of 'data' read from the mesh's first axis": {
+        "task3-solution": """
+def make_fsdp_grad(mesh):
+    devices = len(mesh.devices)  # the number of devices sharing the batch
+
+    def per_device(params, x, y):
+        full = {k: jax.lax.all_gather(w, "data", axis=0, tiled=True) for k, w in params.items()}
+
+        def my_share(p):  # this device's rows, divided by the whole batch's size
+            error = jnp.tanh(x @ p["w1"]) @ p["w2"] - y
+            return jnp.sum(error**2) / (y.size * devices)
+
+        grads = jax.grad(my_share)(full)
+        return {
+            k: jax.lax.psum_scatter(g, "data", scatter_dimension=0, tiled=True)
+            for k, g in grads.items()
+        }
+
+    return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("data"), out_specs=P("data")))
+""",
+    },
 }
 
 CORRECT = {
