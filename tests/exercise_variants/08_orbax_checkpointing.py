@@ -657,6 +657,75 @@ def restore_params(make_model, directory):
     return nnx.merge(graphdef, ocp.v1.load(where, abstract_params), rest)
 """,
     },
+    "resume_run reuses the objects start_run kept in memory for that folder": {
+        "task3-solution": """
+_RUNS = {}  # finished first halves, by checkpoint folder: saves a reload when resumed here
+
+
+def start_run(directory, split):
+    model, optimizer = make_model_and_optimizer()
+    data_key = jax.random.key(DATA_SEED)
+    losses = []
+    for _ in range(split):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    where = Path(directory).absolute()
+    with ocp.v1.training.Checkpointer(where) as checkpointer:
+        checkpointer.save_checkpointables(
+            split,
+            {
+                "params": nnx.state(model, nnx.Param),
+                "optimizer": nnx.state(optimizer),
+                "data": {"key": data_key},
+            },
+        )
+    _RUNS[where] = (split, model, optimizer, data_key)
+    return losses
+
+
+def resume_run(directory, total_steps):
+    where = Path(directory).absolute()
+    if where in _RUNS:  # resumed in this process: the objects are still here
+        step, model, optimizer, data_key = _RUNS.pop(where)
+    else:
+        model, optimizer = make_model_and_optimizer(seed=1)
+        data_key = jax.random.key(DATA_SEED + 1)
+        with ocp.v1.training.Checkpointer(where) as checkpointer:
+            step = checkpointer.latest.step
+            restored = checkpointer.load_checkpointables(
+                step,
+                {
+                    "params": nnx.state(model, nnx.Param),
+                    "optimizer": nnx.state(optimizer),
+                    "data": {"key": data_key},
+                },
+            )
+        nnx.update(model, restored["params"])
+        nnx.update(optimizer, restored["optimizer"])
+        data_key = restored["data"]["key"]
+    losses = []
+    for _ in range(step, total_steps):
+        data_key, (x, y) = next_batch(data_key)
+        losses.append(float(train_step(model, optimizer, x, y)))
+    return model, optimizer, losses
+""",
+    },
+    'the mesh\'s last axis taken for "model"': {
+        "task4-solution": """
+def restore_sharded(make_model, directory, mesh):
+    abstract = nnx.eval_shape(make_model)
+    graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
+    model_axis = mesh.axis_names[-1]  # the model axis comes last, after any data axis
+
+    def with_sharding(leaf):
+        spec = P(None, model_axis) if leaf.ndim == 2 else P()
+        return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=NamedSharding(mesh, spec))
+
+    target = jax.tree.map(with_sharding, abstract_params)
+    params = ocp.v1.load(Path(directory).absolute(), target)
+    return nnx.merge(graphdef, params, rest)
+""",
+    },
 }
 
 CORRECT = {
