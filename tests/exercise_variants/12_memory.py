@@ -500,6 +500,107 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     return optimizer
 """,
     },
+    "largest_batch rebuilds Adam's state from params instead of the opt_state given": {
+        "task2-solution": """
+def step_bytes(compiled):
+    m = compiled.memory_analysis()
+    return (
+        m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+    )
+
+
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    # nothing allocated: the shapes of the parameters and of Adam's state are enough
+    param_specs = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), params)
+    state_specs = jax.eval_shape(TX.init, param_specs)
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+    plans = {}
+
+    def need(batch):
+        if batch not in plans:
+            lowered = jitted.lower(param_specs, state_specs, *batch_specs(batch, params))
+            plans[batch] = step_bytes(lowered.compile(ANALYSIS_OPTIONS))
+        return plans[batch]
+
+    if need(1) > budget:
+        return 0
+    if need(limit) <= budget:
+        return limit
+    low, high = 1, limit
+    while high - low > 1:
+        middle = (low + high) // 2
+        if need(middle) <= budget:
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
+    "the search capped at 1024 whatever the limit": {
+        "task2-solution": """
+def step_bytes(compiled):
+    m = compiled.memory_analysis()
+    return (
+        m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+    )
+
+
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+    plans = {}
+
+    def need(batch):
+        if batch not in plans:
+            lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+            plans[batch] = step_bytes(lowered.compile(ANALYSIS_OPTIONS))
+        return plans[batch]
+
+    high = min(limit, 1024)  # a bisection over 1 ... 1024 needs 11 compiles: stay inside it
+    if need(1) > budget:
+        return 0
+    if need(high) <= budget:
+        return high
+    low = 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if need(middle) <= budget:
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
+    "LoRA's A drawn as in the paper (normal, 0.02), not nnx.LoRA's default": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    # as in the LoRA paper: A Gaussian, B zero
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs,
+                a_initializer=nnx.initializers.normal(stddev=0.02),
+                b_initializer=nnx.initializers.zeros_init(),
+            )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
 }
 
 CORRECT = {
