@@ -547,6 +547,30 @@ def update_scale(scale, finite, good_steps, growth_interval=200):
     return scale, good_steps
 """,
     },
+    "a CPU trace read from the /host:CPU plane only": {
+        "task1-solution": """
+def top_operation(log_dir):
+    (path,) = Path(log_dir).rglob("*.xplane.pb")
+    profile = jax.profiler.ProfileData.from_file(str(path))
+
+    def op_times(planes):
+        totals = {}
+        for plane in planes:
+            for line in plane.lines:
+                for event in line.events:
+                    stats = dict(event.stats)
+                    if "hlo_op" in stats:
+                        totals[stats["hlo_op"]] = totals.get(stats["hlo_op"], 0) + event.duration_ns
+        return totals
+
+    devices = [p for p in profile.planes if p.name.startswith("/device:")]
+    totals = op_times(devices)
+    if not totals:  # a CPU trace: XLA:CPU runs the operations on the host's plane
+        totals = op_times([profile.find_plane_with_name("/host:CPU")])
+    name = max(totals, key=totals.get)
+    return str(name), float(totals[name] / sum(totals.values()))
+""",
+    },
 }
 
 CORRECT = {
