@@ -224,6 +224,28 @@ class RunningNorm(nnx.Module):
         _load(transpose=True),
         # everything, but the step as the checkpoint stored it: int32, not the optimizer's uint32
         _load(),
+        """
+def load_train_state(model, optimizer, checkpoint):
+    names = {"Dense_0": "encoder", "LayerNorm_0": "norm", "Dense_1": "head"}
+
+    def rename(tree):
+        return {names[layer]: dict(leaves) for layer, leaves in tree.items()}
+
+    params = nnx.state(model, nnx.Param)
+    nnx.replace_by_pure_dict(params, rename(checkpoint["params"]))
+    nnx.update(model, params)
+    adam = checkpoint["opt_state"]["0"]
+    opt = nnx.state(optimizer)
+    pure = {
+        # the optimizer's step is the number of updates: Adam's count says it
+        "step": np.asarray(adam["count"], np.uint32),
+        "opt_state": {
+            0: {"count": adam["count"], "mu": rename(adam["mu"]), "nu": rename(adam["nu"])}
+        },
+    }
+    nnx.replace_by_pure_dict(opt, pure)
+    nnx.update(optimizer, opt)
+""",
     ],
 }
 
@@ -353,6 +375,7 @@ _WRONG_LABELS = {
         "moments without Adam's count and the step",
         "kernels transposed as for PyTorch",
         "the step left in the checkpoint's int32",
+        "the optimizer's step taken from Adam's count, the checkpoint's step ignored",
     ],
 }
 _CORRECT_LABELS = {
