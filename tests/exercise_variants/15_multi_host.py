@@ -280,6 +280,69 @@ def hybrid_mesh(devices, node_of, model):
     return Mesh(grid, ("data", "model"))
 """,
     },
+    "the node size from the first node, checked only against the device count": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    # G: the devices of a node (counted on the first device's node)
+    per_node = sum(node_of(d) == node_of(devices[0]) for d in devices)
+    if len(devices) % per_node:
+        raise ValueError("the nodes hold different numbers of devices")
+    if per_node % model:
+        raise ValueError(f"model={model} does not divide the {per_node} devices of a node")
+    ordered = sorted(devices, key=lambda d: (node_of(d), d.id))
+    return Mesh(np.array(ordered).reshape(-1, model), ("data", "model"))
+""",
+    },
+    "checkpoints every 4 steps (the lesson's interval), RUN['save_every'] ignored": {
+        "task3-solution": """
+%%writefile resumable.py
+import os
+import sys
+
+import trainlib  # first: it gives each process its CPU device
+
+import jax
+
+RUN = trainlib.load_run(sys.argv[1])
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,  # a dead process fails the job in seconds, not 100 s
+)
+import orbax.checkpoint as ocp
+from jax.experimental import multihost_utils
+
+t = trainlib.Training(RUN)
+when = ocp.v1.training.save_decision_policies
+checkpointer = ocp.v1.training.Checkpointer(
+    RUN["checkpoints"],
+    save_decision_policy=when.AnySavePolicy(
+        [when.FixedIntervalPolicy(4), when.PreemptionCheckpointingPolicy()]
+    ),
+)
+if checkpointer.latest is None:
+    done, state, data_key = 0, t.init_state(), t.first_data_key()
+else:  # everything the next step depends on: the state and the data stream's key
+    done = checkpointer.latest.step
+    restored = checkpointer.load_checkpointables(
+        done, {"state": t.abstract_state, "data": {"key": t.abstract_data_key}}
+    )
+    state, data_key = restored["state"], restored["data"]["key"]
+while done < RUN["steps"]:
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(done, loss)
+    done += 1
+    # every process calls it; the policies decide whether this step is saved
+    checkpointer.save_checkpointables_async(done, {"state": state, "data": {"key": data_key}})
+    if multihost_utils.reached_preemption_sync_point(done):  # SIGTERM: all stop at this step
+        break
+checkpointer.close()  # waits for the last save
+jax.distributed.shutdown()
+### END SOLUTION
+""",
+    },
 }
 
 CORRECT = {
