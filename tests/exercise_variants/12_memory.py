@@ -601,6 +601,44 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     return optimizer
 """,
     },
+    "step_bytes adds the generated code's size (0 on a CPU, not on a GPU)": {
+        "task2-solution": """
+def step_bytes(compiled):
+    m = compiled.memory_analysis()
+    # everything resident while the program runs: its code too
+    return (
+        m.generated_code_size_in_bytes
+        + m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+    )
+
+
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+    plans = {}
+
+    def need(batch):
+        if batch not in plans:
+            lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+            plans[batch] = step_bytes(lowered.compile(ANALYSIS_OPTIONS))
+        return plans[batch]
+
+    if need(1) > budget:
+        return 0
+    if need(limit) <= budget:
+        return limit
+    low, high = 1, limit
+    while high - low > 1:
+        middle = (low + high) // 2
+        if need(middle) <= budget:
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
 }
 
 CORRECT = {
