@@ -197,6 +197,17 @@ def bytes_limit(env, gpu_memory_bytes):
             before='os.environ["XLA_PYTHON_CLIENT_ALLOCATOR"] = "platform"'
         ),
     },
+    "a CPU fallback recognised only as one CPU device (cpu-1)": {
+        "task1-solution": _diagnose(gpu_check='"device info: cpu-1" not in report'),
+    },
+    "preallocation turned off only where the environment did not choose": {
+        "task3-solution": _launcher(
+            before='os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")'
+        ).replace('os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"\n', ""),
+    },
+    "the fraction written with two decimals (0.125 becomes 0.12)": {
+        "task3-solution": _launcher().replace("str(fraction)", 'f"{fraction:.2f}"'),
+    },
 }
 
 CORRECT = {

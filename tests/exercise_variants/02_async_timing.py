@@ -541,6 +541,35 @@ def summarize(metrics):
     }
 """,
     },
+    "repeats < 1 left to statistics.median, which raises only after the warm-up calls": {
+        "task1-solution": """
+def benchmark(fn, *args, warmup=1, repeats=5, clock=time.perf_counter):
+    for _ in range(warmup):
+        jax.block_until_ready(fn(*args))
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jax.block_until_ready(fn(*args))
+        times.append(clock() - start)
+    return statistics.median(times)  # no data: statistics raises for repeats < 1
+""",
+    },
+    "a NaN guard on every step: an if on a jnp result made from the loss": {
+        "task2-solution": """
+def train(step, params, batches, log_every):
+    history, window = [], []
+    for number, batch in enumerate(batches, start=1):
+        params, loss = step(params, batch)
+        loss = jnp.asarray(loss)  # as the fake-device cell advises before other jnp functions
+        if not jnp.isfinite(loss):  # stop at once if training diverges
+            raise FloatingPointError(f"loss is not finite at step {number}")
+        window.append(loss)
+        if number % log_every == 0:
+            history.append((number, float(jax.device_get(jnp.mean(jnp.stack(window))))))
+            window = []
+    return params, history
+""",
+    },
 }
 
 CORRECT = {

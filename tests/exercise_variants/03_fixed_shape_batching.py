@@ -410,6 +410,51 @@ def rebatch(chunks, batch_size):
                 filled = 0
 """,
     },
+    "the first len(x) % batch_size rows always dropped, the rest shuffled": {
+        "task1-solution": """
+def fixed_batches(key, x, y, batch_size):
+    n_batches = len(x) // batch_size
+    skip = len(x) - n_batches * batch_size  # trim the ragged remainder first
+    x, y = x[skip:], y[skip:]
+    order = np.asarray(jax.random.permutation(key, len(x)))
+    blocks = [order[b * batch_size : (b + 1) * batch_size] for b in range(n_batches)]
+    return [(x[idx], y[idx]) for idx in blocks]
+""",
+    },
+    "masked_mean with nanmean: a real nan entry skipped": {
+        "task2-solution": """
+def pad_batch(x, y, batch_size):
+    n = len(x)
+    if n > batch_size:
+        raise ValueError(f"batch of {n} rows does not fit in {batch_size}")
+    x_pad = np.zeros((batch_size, *x.shape[1:]), dtype=x.dtype)
+    y_pad = np.zeros((batch_size, *y.shape[1:]), dtype=y.dtype)
+    x_pad[:n], y_pad[:n] = x, y
+    return x_pad, y_pad, np.arange(batch_size) < n
+
+
+def masked_mean(values, mask):
+    # padding entries become NaN, which nanmean skips
+    return jnp.nanmean(jnp.where(jnp.asarray(mask).astype(bool), values, jnp.nan))
+""",
+    },
+    "pad_batch with jnp.pad: float64 and int64 come back 32-bit": {
+        "task2-solution": """
+def pad_batch(x, y, batch_size):
+    n = len(x)
+    if n > batch_size:
+        raise ValueError(f"{n} rows do not fit in a batch of {batch_size}")
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    x_pad = jnp.pad(x, [(0, batch_size - n)] + [(0, 0)] * (x.ndim - 1))
+    y_pad = jnp.pad(y, [(0, batch_size - n)] + [(0, 0)] * (y.ndim - 1))
+    return x_pad, y_pad, jnp.arange(batch_size) < n
+
+
+def masked_mean(values, mask):
+    keep = jnp.asarray(mask).astype(bool)
+    return jnp.sum(jnp.where(keep, values, 0.0)) / jnp.sum(keep)
+""",
+    },
 }
 
 CORRECT = {
