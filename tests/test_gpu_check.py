@@ -175,8 +175,13 @@ def test_a_profile_reaches_the_notebook_and_strict_mode_fails_a_deprecation(
     sized = _notebook(
         tmp_path, "sized", ["from course.device import target_device", "print(target_device())"]
     )
-    dated = _notebook(
-        tmp_path, "dated", ["import warnings\nwarnings.warn('old API', DeprecationWarning)"]
+    dated = _notebook(  # a filter a cell adds lasts for the later cells, as in a kernel
+        tmp_path,
+        "dated",
+        [
+            "import warnings\nwarnings.filterwarnings('ignore', message='noisy')",
+            "warnings.warn('noisy library')\nwarnings.warn('old API', DeprecationWarning)",
+        ],
     )
     code, report = _check(tmp_path / "out", sized, dated, "--strict")
     runs = {Path(r["notebook"]).parent.name: r for r in report["notebooks"]}
@@ -184,7 +189,8 @@ def test_a_profile_reaches_the_notebook_and_strict_mode_fails_a_deprecation(
     assert runs["sized"]["result"] == "pass", json.dumps(runs["sized"], indent=1)[-4000:]
     assert "profile 'h200' simulated on the CPU" in runs["sized"]["cells"][1]["stdout"]
     assert runs["dated"]["result"] == "FAIL"
-    assert "DeprecationWarning: old API" in runs["dated"]["cells"][0]["traceback"]
+    assert "DeprecationWarning: old API" in runs["dated"]["cells"][1]["traceback"]
+    assert runs["dated"]["cells"][1]["warnings"] == [], runs["dated"]["cells"][1]
 
 
 @pytest.mark.parametrize(

@@ -212,6 +212,14 @@ def _save_figures(figure_dir: Path, stem: str) -> list[str]:
     return saved
 
 
+def _add_filters(filters: list[tuple]) -> None:
+    """Put warning filters back in front, first ones first: in a kernel, a filter a cell adds
+    (``warnings.filterwarnings("ignore", ...)``) lasts for the cells after it."""
+    for action, message, category, module, lineno in reversed(filters):
+        message = message.pattern if message else ""
+        warnings.filterwarnings(action, message, category, module.pattern if module else "", lineno)
+
+
 def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> int:
     """Execute the notebook's code cells in one namespace; stop at the first failing cell."""
     cells = _code_cells(notebook_path)
@@ -230,6 +238,7 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
 
     failed = False
     clock = _CompileClock()
+    cell_filters: list[tuple] = []  # warning filters the cells added, newest first
     for index, source, tags in cells:
         digest = gpu_plan.source_digest(source)
         cell = CellResult(
@@ -255,6 +264,8 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
                     category=DeprecationWarning,
                     module=rf"({'|'.join(STRICT_MODULES)})(\.|$)",
                 )
+            _add_filters(cell_filters)
+            filters_before = list(warnings.filters)
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                     magic = WRITEFILE.match(source)
@@ -270,6 +281,7 @@ def run_notebook(notebook_path: Path, result_path: Path, figure_dir: Path) -> in
                 cell.status = "expected-error" if expected else "error"
                 cell.traceback = "".join(traceback.format_exception(error))[-6000:]
                 failed = not expected
+            cell_filters[:0] = [f for f in warnings.filters if f not in filters_before]
         cell.seconds = round(time.perf_counter() - start, 2)
         cell.compile_seconds = round(clock.seconds - compiled_before[0], 2)
         cell.compiles = clock.count - compiled_before[1]
