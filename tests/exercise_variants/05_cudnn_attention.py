@@ -317,6 +317,41 @@ def choose_implementation(platform, compute_capability, dtype, head_dim):
     return "cudnn", "ok"
 """,
     },
+    "causal mask applied after exp, with the maximum over every key: early rows underflow to 0/0": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    B, T, N, H = q.shape
+    S, K = k.shape[1], k.shape[2]
+    G = N // K
+    k_rep = jnp.repeat(k, G, axis=2)  # query head n -> key/value head n // G
+    v_rep = jnp.repeat(v, G, axis=2)
+    s = jnp.einsum("btnh,bsnh->bnts", q, k_rep) / jnp.sqrt(jnp.asarray(H, q.dtype))
+    s = cap * jnp.tanh(s / cap)
+    # a stable softmax: subtract the row maximum before exp
+    e = jnp.exp(s - jnp.max(s, axis=-1, keepdims=True))
+    if is_causal:
+        e = e * jnp.tril(jnp.ones((T, S), dtype=e.dtype))  # masked keys get weight 0
+    w = e / jnp.sum(e, axis=-1, keepdims=True)
+    return jnp.einsum("bnts,bsnh->btnh", w, v_rep)
+""",
+    },
+    "any float of 2 bytes or less goes to cuDNN, float8 included": {
+        "task3-solution": """
+def choose_implementation(platform, compute_capability, dtype, head_dim):
+    if platform != "gpu" or compute_capability is None:
+        return "xla", "no-gpu"
+    major, minor = (int(part) for part in compute_capability.split("."))
+    if (major, minor) < (8, 0):
+        return "xla", "compute-capability"
+    dtype = jnp.dtype(dtype)
+    # cuDNN's fused attention wants a low-precision float: 16 bits (or fewer)
+    if not (jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize <= 2):
+        return "xla", "dtype"
+    if head_dim % 8 or head_dim > (256 if major >= 9 else 128):
+        return "xla", "head-dim"
+    return "cudnn", "ok"
+""",
+    },
 }
 
 CORRECT = {
