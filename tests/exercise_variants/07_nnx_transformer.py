@@ -715,6 +715,56 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return tokens[len(prompt):]
 """,
     },
+    "greedy as a tiny temperature: tied logits drawn at random": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    temperature = max(temperature, 1e-6)  # no division by zero: T -> 0 is greedy anyway
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        key, subkey = jax.random.split(key)
+        token = jax.random.categorical(subkey, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
+    "the history cut to the last 64 tokens before next_logits": {
+        "task4-solution": """
+CONTEXT = 64  # the model's context window, as in nanoGPT's block_size
+
+
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        context = tokens[-CONTEXT:]  # crop the history to the context window
+        logits = next_logits(jnp.asarray(context, dtype=jnp.int32))
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            key, subkey = jax.random.split(key)
+            token = jax.random.categorical(subkey, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
+    "sampling calls next_logits once more to read the vocabulary size": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    if temperature == 0:
+        for _ in range(n_new):
+            tokens.append(int(jnp.argmax(next_logits(jnp.asarray(tokens, dtype=jnp.int32)))))
+        return tokens[len(prompt):]
+    # Gumbel-max trick: all the noise drawn at once, with a child of `key`
+    vocab = next_logits(jnp.asarray(tokens, dtype=jnp.int32)).shape[-1]  # peek at the vocabulary
+    _, noise_key = jax.random.split(key)
+    gumbel = jax.random.gumbel(noise_key, (n_new, vocab))
+    for i in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        tokens.append(int(jnp.argmax(logits / temperature + gumbel[i])))
+    return tokens[len(prompt):]
+""",
+    },
 }
 
 CORRECT = {
@@ -888,6 +938,30 @@ class Block(nnx.Module):
         if self.remat_mlp:
             mlp = jax.checkpoint(mlp)
         return h + mlp(state, self.ln2(h))
+""",
+    },
+    "the MLP run on (batch*length, d_model) tokens, reshaped back": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        self.ln1 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=rngs,
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=rngs)
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=rngs)
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=rngs)
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, tokens):  # (batch * length, d_model): the MLP acts on each token alone
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(tokens)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        tokens = self.ln2(h).reshape(-1, h.shape[-1])
+        return h + mlp(self, tokens).reshape(h.shape)
 """,
     },
 }
