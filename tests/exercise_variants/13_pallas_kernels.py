@@ -708,6 +708,100 @@ def affine_silu(x, scale, shift, block):
     )(x, scale, shift)
 """,
     },
+    "rows one at a time through x_ref.at[i], masked to the columns only": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        columns = pl.program_id(1) * bc + jnp.arange(bc) < cols  # the part of a row inside x
+        s = pltriton.load(scale_ref, mask=columns, other=0).astype(jnp.float32)
+        b = pltriton.load(shift_ref, mask=columns, other=0).astype(jnp.float32)
+
+        def one_row(i, carry):  # the tile, one row at a time
+            h = pltriton.load(x_ref.at[i], mask=columns, other=0).astype(jnp.float32)
+            h = h * s + b
+            pltriton.store(o_ref.at[i], jax.nn.silu(h).astype(o_ref.dtype), mask=columns)
+            return carry
+
+        lax.fori_loop(0, br, one_row, 0)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "row_logsumexp: rows one at a time through x_ref.at[i], masked to the columns only": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        columns = jnp.arange(width) < cols  # the padded columns change nothing
+        here = pl.program_id(0) * block_rows + jnp.arange(block_rows)
+
+        def one_row(i, out):  # each program handles block_rows whole rows, one at a time
+            v = pltriton.load(x_ref.at[i], mask=columns, other=-jnp.inf)  # (width,)
+            m = jnp.max(v)
+            m = jnp.where(m == -jnp.inf, 0.0, m)
+            lse = m + jnp.log(jnp.sum(jnp.exp(v - m)))
+            return jnp.where(jnp.arange(block_rows) == i, lse, out)
+
+        out = lax.fori_loop(0, block_rows, one_row, jnp.zeros((block_rows,), jnp.float32))
+        pltriton.store(o_ref, out, mask=here < rows)  # the last group reaches past the array
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    "masks from the remainder: a size that divides gets a mask of 0 rows": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+    tail_rows, tail_cols = rows % br, cols % bc  # how much of the last tile lies inside x
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        i, j = pl.program_id(0), pl.program_id(1)
+        # every tile is whole except the last one along each axis, which holds the remainder
+        n_rows = jnp.where(i == pl.num_programs(0) - 1, jnp.int32(tail_rows), jnp.int32(br))
+        n_cols = jnp.where(j == pl.num_programs(1) - 1, jnp.int32(tail_cols), jnp.int32(bc))
+        r = lax.broadcasted_iota(jnp.int32, (br, bc), 0)
+        c = lax.broadcasted_iota(jnp.int32, (br, bc), 1)
+        inside = (r < n_rows) & (c < n_cols)
+        columns = jnp.arange(bc) < n_cols
+        h = pltriton.load(x_ref, mask=inside, other=0).astype(jnp.float32)
+        h = h * pltriton.load(scale_ref, mask=columns, other=0).astype(jnp.float32)
+        h = h + pltriton.load(shift_ref, mask=columns, other=0).astype(jnp.float32)
+        pltriton.store(o_ref, jax.nn.silu(h).astype(o_ref.dtype), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
 }
 
 CORRECT = {
