@@ -472,6 +472,86 @@ def train_fast(w, batches, lrs):
     return w
 """,
     },
+    "a logging filter on the jax loggers, left in place when run raises": {
+        "task1-solution": """
+import logging
+
+
+class _FinishedCompiles(logging.Filter):
+    # counts JAX's "Finished XLA compilation" records (one per backend compile) and keeps
+    # the compile log, which jax.log_compiles prints at WARNING level, off the notebook
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def filter(self, record):
+        if record.getMessage().startswith("Finished XLA compilation"):
+            self.count += 1
+        return False
+
+
+_finished = _FinishedCompiles()
+
+
+def _jax_loggers():
+    names = [n for n in logging.Logger.manager.loggerDict if n.startswith("jax")]
+    return [logging.getLogger(n) for n in names]
+
+
+def count_compiles(run):
+    _finished.count = 0
+    loggers = _jax_loggers()
+    for logger in loggers:
+        logger.addFilter(_finished)  # one filter object: never added twice
+    with jax.log_compiles():
+        run()
+    for logger in loggers:
+        logger.removeFilter(_finished)
+    return _finished.count
+""",
+    },
+    "sys.stderr captured under jax.log_compiles, not restored when run raises": {
+        "task1-solution": """
+import io
+import sys
+
+
+def count_compiles(run):
+    # jax.log_compiles prints "Finished XLA compilation of ..." on stderr once per backend
+    # compile: capture stderr while run runs and count those lines
+    captured = io.StringIO()
+    saved, sys.stderr = sys.stderr, captured
+    with jax.log_compiles():
+        run()
+    sys.stderr = saved
+    return captured.getvalue().count("Finished XLA compilation")
+""",
+    },
+    "train_fast continues from its last weights per shape, ignoring w": {
+        "task4-solution": """
+sgd_step = None  # replace with the function that jax.jit returns
+
+
+def sgd_update(w, batch, lr):
+    return w - lr * grad_fn(w, batch)
+
+
+sgd_step = jax.jit(sgd_update)
+
+# the weights stay on the device between schedules: keyed by shape, a schedule continues
+# from where the previous one of the same width stopped (saves re-uploading w)
+_resident = {}
+
+
+def train_fast(w, batches, lrs):
+    w = _resident.get(jnp.shape(w), w)
+    for batch, lr in zip(batches, lrs, strict=True):
+        w = sgd_step(w, batch, lr)
+    _resident[jnp.shape(w)] = w
+    return w
+""",
+    },
 }
 
 CORRECT = {

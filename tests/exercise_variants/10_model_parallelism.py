@@ -521,6 +521,33 @@ def make_fsdp_grad(mesh):
     return jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("data"), out_specs=P("data")))
 """,
     },
+    "one axis: the largest dimension first, not the axis with more devices first": {
+        "task1-solution": """
+def fsdp_specs(tree, mesh):
+    data, model = mesh.shape["data"], mesh.shape["model"]
+    singles = sorted([(data, "data"), (model, "model")], reverse=True)  # more devices first
+
+    def spec(leaf):
+        shape = leaf.shape
+        order = sorted(range(len(shape)), key=lambda d: -shape[d])  # largest dimension first
+
+        def on(dim, axes):
+            return P(*(axes if d == dim else None for d in range(len(shape))))
+
+        # over both axes: any dimension that the product divides (the largest such)
+        for dim in order:
+            if data * model > 1 and shape[dim] % (data * model) == 0:
+                return on(dim, ("data", "model"))
+        # otherwise one axis: the largest dimension that one divides, with the bigger axis
+        for dim in order:
+            for count, axis in singles:
+                if count > 1 and shape[dim] % count == 0:
+                    return on(dim, axis)
+        return P()
+
+    return jax.tree.map(spec, tree)
+""",
+    },
 }
 
 CORRECT = {
