@@ -639,6 +639,54 @@ def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
     return low
 """,
     },
+    "LoRA's A drawn with lecun_normal, Linear's default, not nnx.LoRA's He-uniform": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    # A like a fresh nnx.Linear kernel (Flax's default, LeCun normal); B zero
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs,
+                a_initializer=nnx.initializers.lecun_normal(),
+            )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
+    "Adam with a cosine decay from learning_rate: the first step right, the later ones smaller": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    # adapters as nnx.LoRA makes them; the learning rate decays to 0 over the fine-tune (cosine)
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs,
+            )
+    schedule = optax.cosine_decay_schedule(learning_rate, max(steps, 1))
+    optimizer = nnx.Optimizer(model, optax.adam(schedule), wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
 }
 
 CORRECT = {
