@@ -427,6 +427,30 @@ def compile_buckets(blob, batch_sizes):
     return programs
 """,
     },
+    "compiled programs kept on the class, shared by every server": {
+        "task1-solution": """
+class BucketServer:
+    programs = {}  # batch size -> compiled program
+
+    def __init__(self, fn, params, batch_sizes, feature_dim):
+        self.params = params
+        self.sizes = sorted(batch_sizes)
+        for b in self.sizes:
+            spec = jax.ShapeDtypeStruct((b, feature_dim), jnp.float32)
+            self.programs[b] = jax.jit(fn).lower(params, spec).compile()
+
+    def handle(self, x):
+        x = np.asarray(x, np.float32)
+        n = x.shape[0]
+        fitting = [b for b in self.sizes if b >= n]
+        if not fitting:
+            raise ValueError(f"{n} rows: larger than every batch size")
+        b = fitting[0]
+        padded = np.zeros((b, x.shape[1]), np.float32)
+        padded[:n] = x
+        return np.asarray(self.programs[b](self.params, padded))[:n]
+""",
+    },
 }
 
 CORRECT = {
