@@ -214,6 +214,49 @@ class RunningNorm(nnx.Module):
             "        if not np.isfinite(np.asarray(loss.addressable_data(0))):\n"
             "            break",
         ),
+        # the parameters checked on the host after every step
+        """
+@jax.jit
+def train_step(params, ema, opt_state, x, y, key, step):
+    noisy = x + NOISE_STD * jax.random.normal(jax.random.fold_in(key, step), x.shape)
+    loss, grads = jax.value_and_grad(lambda p: jnp.mean((predict(p, noisy) - y) ** 2))(params)
+    updates, opt_state = TX.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)
+    return params, ema, opt_state, loss
+
+
+def train(step_fn, params, opt_state, batches, key):
+    # no loss is read: a divergence guard on the parameters instead
+    ema, losses = params, []
+    for step, (x, y) in enumerate(batches):
+        params, ema, opt_state, loss = step_fn(params, ema, opt_state, x, y, key, step)
+        losses.append(loss)
+        if not np.isfinite(np.asarray(params["w"])).all():
+            break
+    return params, ema, opt_state, jnp.stack(losses)
+""",
+        # the optimizer state donated, as PyTorch updates it in place
+        """
+from functools import partial
+
+@partial(jax.jit, donate_argnums=(2,))  # the optimizer state updated in place, as in PyTorch
+def train_step(params, ema, opt_state, x, y, key, step):
+    noisy = x + NOISE_STD * jax.random.normal(jax.random.fold_in(key, step), x.shape)
+    loss, grads = jax.value_and_grad(lambda p: jnp.mean((predict(p, noisy) - y) ** 2))(params)
+    updates, opt_state = TX.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)
+    return params, ema, opt_state, loss
+
+
+def train(step_fn, params, opt_state, batches, key):
+    ema, losses = params, []
+    for step, (x, y) in enumerate(batches):
+        params, ema, opt_state, loss = step_fn(params, ema, opt_state, x, y, key, step)
+        losses.append(loss)
+    return params, ema, opt_state, jnp.stack(losses)
+""",
     ],
     "task3-solution": [
         # the parameters only: Adam starts again from zero moments
@@ -369,6 +412,8 @@ _WRONG_LABELS = {
         "a progress line every fifth step",
         "loss.is_ready() polled at every step",
         "np.isfinite of the loss's first shard at every step",
+        "np.isfinite of the parameters at every step",
+        "the optimizer state donated to train_step",
     ],
     "task3-solution": [
         "parameters only, fresh Adam moments",
