@@ -343,6 +343,90 @@ jax.distributed.shutdown()
 ### END SOLUTION
 """,
     },
+    "the batch split computed before the model-group check: ZeroDivisionError": {
+        "task1-solution": """
+def local_rows(
+    step, process_index, process_count, *, dataset_size, global_batch, seed, model_group=1
+):
+    groups = process_count // model_group
+    share = global_batch // groups  # rows per model group
+    if share * groups != global_batch:
+        raise ValueError(f"a global batch of {global_batch} does not split over {groups} groups")
+    if groups * model_group != process_count:
+        raise ValueError(f"{process_count} processes do not split into groups of {model_group}")
+    epoch, position = divmod(step, dataset_size // global_batch)
+    order = np.random.default_rng([seed, epoch]).permutation(dataset_size)
+    batch = order[position * global_batch : (position + 1) * global_batch]
+    group = process_index // model_group
+    return batch[group * share : (group + 1) * share]
+""",
+    },
+    "nodes kept in a list indexed by node number: negative numbers wrap": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    # node n's devices in slot n; node numbers need not be 0 ... N-1: empty slots are skipped
+    slots = [[] for _ in range(max(node_of(d) for d in devices) + 1)]
+    for device in sorted(devices, key=lambda d: d.id):
+        slots[node_of(device)].append(device)
+    nodes = [members for members in slots if members]
+    per_node = len(nodes[0])
+    if any(len(members) != per_node for members in nodes):
+        raise ValueError("the nodes hold different numbers of devices")
+    if per_node % model:
+        raise ValueError(f"model={model} does not divide the {per_node} devices of a node")
+    rows = [members[i : i + model] for members in nodes for i in range(0, per_node, model)]
+    return Mesh(np.array(rows), ("data", "model"))
+""",
+    },
+    "the data key not checkpointed: the stream replayed with next_batch on restart": {
+        "task3-solution": """
+%%writefile resumable.py
+import os
+import sys
+
+import trainlib  # first: it gives each process its CPU device
+
+import jax
+
+RUN = trainlib.load_run(sys.argv[1])
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,
+)
+import orbax.checkpoint as ocp
+from jax.experimental import multihost_utils
+
+t = trainlib.Training(RUN)
+when = ocp.v1.training.save_decision_policies
+checkpointer = ocp.v1.training.Checkpointer(
+    RUN["checkpoints"],
+    save_decision_policy=when.AnySavePolicy(
+        [when.FixedIntervalPolicy(RUN["save_every"]), when.PreemptionCheckpointingPolicy()]
+    ),
+)
+data_key = t.first_data_key()
+if checkpointer.latest is None:
+    done, state = 0, t.init_state()
+else:
+    done = checkpointer.latest.step
+    state = checkpointer.load_checkpointables(done, {"state": t.abstract_state})["state"]
+    # the data loader is deterministic: skip the batches already consumed (no training step)
+    for _ in range(done):
+        data_key, _, _ = t.next_batch(data_key)
+while done < RUN["steps"]:
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(done, loss)
+    done += 1
+    checkpointer.save_checkpointables_async(done, {"state": state})
+    if multihost_utils.reached_preemption_sync_point(done):
+        break
+checkpointer.close()
+jax.distributed.shutdown()
+""",
+    },
 }
 
 CORRECT = {
