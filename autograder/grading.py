@@ -12,6 +12,7 @@ from nbgrader.apps import NbGraderAPI
 
 from autograder import guard
 from autograder.config import EXERCISES_NOTEBOOK, course_config
+from autograder.kernel_sockets import SocketFileKernelManager
 from autograder.release import generate
 
 
@@ -40,6 +41,9 @@ def autograde(assignment: str, submission: Path, student: str = "student") -> Gr
         shutil.copyfile(submission, submitted)
 
         config = course_config(root)
+        # Unix sockets, as every other course kernel: TCP ports picked by kernels starting at
+        # once can collide, and the kernel then dies before it answers (kernel_sockets.py)
+        config.Execute.kernel_manager_class = SocketFileKernelManager
         db_url = config.CourseDirectory.db_url
         with guard.arm(db_url, assignment, root / "guard") as armed:
             result = NbGraderAPI(config=config).autograde(assignment, student)

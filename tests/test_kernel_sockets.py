@@ -7,10 +7,13 @@ import glob
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 from autograder.config import REPO_ROOT, kernel_client_config
+from autograder.grading import autograde
 from autograder.kernel_sockets import SocketFileKernelManager
+from tests.course import released_notebook
 
 COURSE_CODE = ("autograder", "course", "quiz", "tests", "tools")
 
@@ -55,3 +58,20 @@ def test_every_notebook_client_of_the_course_uses_the_course_kernels() -> None:
                 if isinstance(node, ast.Call) and _starts_a_client_without_the_course_config(node)
             ]
     assert offenders == [], offenders
+
+
+def test_nbgrader_autograde_starts_its_kernel_on_socket_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """nbgrader builds its own client (its Execute preprocessor), out of the scan's sight."""
+    made: list[SocketFileKernelManager] = []
+    original = SocketFileKernelManager.__init__
+
+    def recording(self: SocketFileKernelManager, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(SocketFileKernelManager, "__init__", recording)
+    grade = autograde("02_async_timing", released_notebook("02_async_timing"))
+    assert grade.score == 0, grade
+    assert made and all(manager.transport == "ipc" for manager in made), made
