@@ -552,6 +552,27 @@ def train_fast(w, batches, lrs):
     return w
 """,
     },
+    "task 1: JAX's logger set not to propagate, restored only when run returns": {
+        "task1-solution": """
+import logging
+
+
+def count_compiles(run):
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    logger.propagate = False  # keep the compile log out of the notebook while counting
+    try:
+        with jax.log_compiles():
+            run()
+    finally:
+        logger.removeHandler(handler)
+    logger.propagate = True
+    return sum(r.getMessage().startswith("Finished XLA compilation") for r in records)
+""",
+    },
 }
 
 CORRECT = {
