@@ -455,6 +455,56 @@ def masked_mean(values, mask):
     return jnp.sum(jnp.where(keep, values, 0.0)) / jnp.sum(keep)
 """,
     },
+    "task 1: x and y shuffled in place with one NumPy seed, the batches views of them": {
+        "task1-solution": """
+def fixed_batches(key, x, y, batch_size):
+    # one seed from the key, the same permutation for x and y (shuffled in place, no copy)
+    seed = int(jax.random.randint(key, (), 0, 2**31 - 1))
+    np.random.default_rng(seed).shuffle(x)
+    np.random.default_rng(seed).shuffle(y)
+    n = len(x) // batch_size * batch_size
+    return [(x[i : i + batch_size], y[i : i + batch_size]) for i in range(0, n, batch_size)]
+""",
+    },
+    "task 3: nothing fits only when the batch is 0 (negative usable bytes give a negative batch)": {
+        "task3-solution": """
+def choose_batch_size(
+    device, per_example_bytes, fixed_bytes, fallback_bytes, safety=0.8, multiple=8
+):
+    stats = device.memory_stats()
+    if stats is not None and "bytes_limit" in stats:
+        budget = stats["bytes_limit"] - stats.get("bytes_in_use", 0)
+    else:
+        budget = fallback_bytes
+    usable = safety * budget - fixed_bytes
+    batch = int(usable // per_example_bytes) // multiple * multiple
+    if batch == 0:
+        raise ValueError(f"no batch of {multiple} examples fits in {usable:.0f} bytes")
+    return batch
+""",
+    },
+    "task 4: the buffers made float32 and int32, whatever the chunks hold": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    x_buf = y_buf = None
+    filled = 0
+    for x, y in chunks:
+        if x_buf is None:
+            # float32 features and int32 labels, what a jitted step wants
+            x_buf = np.empty((batch_size, *x.shape[1:]), np.float32)
+            y_buf = np.empty((batch_size, *y.shape[1:]), np.int32)
+        start = 0
+        while start < len(x):
+            take = min(batch_size - filled, len(x) - start)
+            x_buf[filled : filled + take] = x[start : start + take]
+            y_buf[filled : filled + take] = y[start : start + take]
+            filled += take
+            start += take
+            if filled == batch_size:
+                yield x_buf.copy(), y_buf.copy()
+                filled = 0
+""",
+    },
 }
 
 CORRECT = {
