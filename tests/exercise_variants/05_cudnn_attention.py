@@ -352,6 +352,19 @@ def choose_implementation(platform, compute_capability, dtype, head_dim):
     return "cudnn", "ok"
 """,
     },
+    "task 2: NumPy int64 results where the text asks for int": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    # int64 products: no overflow above 2**31
+    itemsize = np.dtype(jnp.dtype(dtype)).itemsize
+    return np.prod([batch, heads, q_len, kv_len], dtype=np.int64) * itemsize
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    per_pair = score_matrix_bytes(batch, heads, 1, 1, dtype)
+    return np.int64(math.isqrt(int(budget_bytes // per_pair)))
+""",
+    },
 }
 
 CORRECT = {
