@@ -765,6 +765,22 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return tokens[len(prompt):]
 """,
     },
+    "task 4: each step draws with the carried key, which the next step splits": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            key, subkey = jax.random.split(key)
+            # draws with the carried key, which the next step splits again
+            token = jax.random.categorical(key, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt) :]
+""",
+    },
 }
 
 CORRECT = {
