@@ -802,6 +802,68 @@ def affine_silu(x, scale, shift, block):
     )(x, scale, shift)
 """,
     },
+    "task 1: x converted to float32 before the kernel and the result back after it": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+    # work in float32: convert the inputs once, before the kernel, and the result after it
+    x32, s32, t32 = (a.astype(jnp.float32) for a in (x, scale, shift))
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        r = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br, bc), 0)
+        c = pl.program_id(1) * bc + lax.broadcasted_iota(jnp.int32, (br, bc), 1)
+        inside = (r < rows) & (c < cols)
+        columns = pl.program_id(1) * bc + jnp.arange(bc) < cols
+        h = pltriton.load(x_ref, mask=inside, other=0)
+        h = h * pltriton.load(scale_ref, mask=columns, other=0)
+        h = h + pltriton.load(shift_ref, mask=columns, other=0)
+        pltriton.store(o_ref, jax.nn.silu(h), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    out = pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x32, s32, t32)
+    return out.astype(x.dtype)
+""",
+    },
+    "task 3: x and w converted to float32 before the kernel": {
+        "task3-solution": """
+def linear_relu(x, w, b, bm, bn, bk):
+    (m, k), n = x.shape, w.shape[1]
+    x, w = x.astype(jnp.float32), w.astype(jnp.float32)  # float32 operands, float32 products
+
+    def kernel(x_ref, w_ref, b_ref, o_ref):
+        rows = (pl.program_id(0) * bm + jnp.arange(bm) < m)[:, None]
+
+        def step(s, acc):
+            xs = pltriton.load(x_ref.at[:, pl.ds(s * bk, bk)], mask=rows, other=0)
+            ws = w_ref[pl.ds(s * bk, bk), :]
+            return acc + jnp.dot(xs, ws, preferred_element_type=jnp.float32)
+
+        acc = lax.fori_loop(0, k // bk, step, jnp.zeros((bm, bn), jnp.float32))
+        pltriton.store(o_ref, jnp.maximum(acc + b_ref[...], 0.0), mask=rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
 }
 
 CORRECT = {
