@@ -166,6 +166,32 @@ class RunningNorm(nnx.Module):
             self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
         return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
 """,
+        # the mode in an attribute of its own name: use_running_average missing
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum, self.eps = momentum, eps
+        self.deterministic = False  # model.eval() / model.train() flip it, as for nnx.Dropout
+        self.scale = nnx.Param(jnp.ones(features))
+        self.running_mean = nnx.BatchStat(jnp.zeros(features))
+        self.running_var = nnx.BatchStat(jnp.ones(features))
+        self.num_batches_tracked = nnx.BatchStat(jnp.zeros((), jnp.int32))
+
+    def __call__(self, x):
+        if self.deterministic:
+            mean, var = self.running_mean[...], self.running_var[...]
+        else:
+            n = x.shape[0]
+            mean, var = x.mean(0), x.var(0)
+            m = self.momentum
+            self.running_mean[...] = (1 - m) * self.running_mean[...] + m * jax.lax.stop_gradient(
+                mean
+            )
+            unbiased = jax.lax.stop_gradient(var) * n / (n - 1)
+            self.running_var[...] = (1 - m) * self.running_var[...] + m * unbiased
+            self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
+        return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
+""",
     ],
     "task2-solution": [
         # the same key at every step: the same noise every time
@@ -399,6 +425,7 @@ _WRONG_LABELS = {
         "buffers updated in eval mode",
         "stop_gradient on the batch statistics",
         "one-pass variance, which cancels far from zero",
+        "the mode kept in deterministic, no use_running_average",
     ],
     "task2-solution": [
         "the same key at every step",
