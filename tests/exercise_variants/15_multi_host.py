@@ -76,6 +76,19 @@ jax.distributed.shutdown()
 """
 
 WRONG = {
+    "the latest checkpoint taken as the last step folder by name ('9' after '12')": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE
+        + _MANAGER
+        + _RESTORE.replace(
+            "done = manager.latest_step()\n",
+            "folder = RUN['checkpoints']\n"
+            "names = sorted(n for n in os.listdir(folder) if n.isdigit()) "
+            "if os.path.isdir(folder) else []\n"
+            "done = int(names[-1]) if names else None\n",
+        )
+        + _LOOP,
+    },
     "the batch's rows dealt out one by one (rows[p::P]), not in blocks": {
         "task1-solution": _ROWS_HEAD + "    return batch[process_index // model_group :: groups]\n",
     },
