@@ -208,6 +208,26 @@ def bytes_limit(env, gpu_memory_bytes):
     "the fraction written with two decimals (0.125 becomes 0.12)": {
         "task3-solution": _launcher().replace("str(fraction)", 'f"{fraction:.2f}"'),
     },
+    "env rewritten in place (the old fraction name moved, the default filled in)": {
+        "task2-solution": """
+def bytes_limit(env, gpu_memory_bytes):
+    # normalise the environment the way jaxlib reads it: the old name moves to the new one
+    if "XLA_PYTHON_CLIENT_MEM_FRACTION" in env and "XLA_CLIENT_MEM_FRACTION" in env:
+        return None  # both names: the CUDA plugin refuses to start
+    if "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
+        env["XLA_CLIENT_MEM_FRACTION"] = env.pop("XLA_PYTHON_CLIENT_MEM_FRACTION")
+    env.setdefault("XLA_CLIENT_MEM_FRACTION", "0.75")
+    platforms = {p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}
+    if platforms and not platforms & {"cuda", "gpu"}:
+        return None
+    if env.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
+        return None
+    return float(env["XLA_CLIENT_MEM_FRACTION"]) * gpu_memory_bytes
+""",
+    },
+    "JAX_PLATFORMS=cpu set, so that the CPU is split (a GPU job runs on the CPU)": {
+        "task3-solution": _launcher(before='os.environ["JAX_PLATFORMS"] = "cpu"'),
+    },
 }
 
 CORRECT = {
