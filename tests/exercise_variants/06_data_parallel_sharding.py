@@ -474,6 +474,59 @@ def shard_batch(batch, mesh):
     return sharded, jax.device_put(weights, rows)
 """,
     },
+    "task 1: an entry for None written into the caller's mesh_axes": {
+        "task1-solution": """
+def shard_shape(global_shape, mesh_axes, spec):
+    sizes = mesh_axes
+    sizes[None] = 1  # an unsplit dimension: one piece (written into the caller's dict)
+    spec = tuple(spec)
+    if len(spec) > len(global_shape):
+        raise ValueError("spec longer than shape")
+    spec += (None,) * (len(global_shape) - len(spec))
+    out = []
+    for size, entry in zip(global_shape, spec):
+        names = entry if isinstance(entry, tuple) else (entry,)
+        pieces = math.prod(sizes[n] for n in names)
+        if size % pieces:
+            raise ValueError(f"{size} not divisible by {pieces}")
+        out.append(size // pieces)
+    return tuple(out)
+""",
+    },
+    "task 4: padding rows left as np.empty found them": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P("data"))
+    out = {}
+    for name, array in batch.items():
+        padded = np.empty((m, *array.shape[1:]), array.dtype)  # padding left uninitialised
+        padded[:n] = array
+        out[name] = jax.device_put(padded, rows)
+    weights = np.zeros(m, np.float32)
+    weights[:n] = 1.0
+    return out, jax.device_put(weights, rows)
+""",
+    },
+    "task 4: padding rows of ones, neither zeros nor copies of real rows": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = mesh.shape["data"]
+    n = len(next(iter(batch.values())))
+    m = -(-n // d) * d
+    rows = NamedSharding(mesh, P("data"))
+    out = {}
+    for name, array in batch.items():
+        padded = np.ones((m, *array.shape[1:]), array.dtype)  # padding: ones (label 1 is a class)
+        padded[:n] = array
+        out[name] = jax.device_put(padded, rows)
+    weights = np.zeros(m, np.float32)
+    weights[:n] = 1.0
+    return out, jax.device_put(weights, rows)
+""",
+    },
 }
 
 CORRECT = {
@@ -557,6 +610,23 @@ def shard_batch(batch, mesh):
 
     weights = jnp.where(jnp.arange(m) < n, 1.0, 0.0).astype(jnp.float32)
     return jax.tree.map(place, batch), jax.device_put(weights, NamedSharding(mesh, P("data")))
+""",
+    },
+    "task 4: np.pad with the edge row, make_array_from_process_local_data": {
+        "task4-solution": """
+def shard_batch(batch, mesh):
+    d = dict(mesh.shape)["data"]
+    n = {len(v) for v in batch.values()}.pop()
+    m = d * math.ceil(n / d)
+    rows = NamedSharding(mesh, P("data"))
+
+    def place(a):
+        a = np.pad(a, [(0, m - n)] + [(0, 0)] * (a.ndim - 1), mode="edge")  # copies of the last row
+        return jax.make_array_from_process_local_data(rows, a)
+
+    weights = (np.arange(m) < n).astype(np.float32)
+    placed_weights = jax.make_array_from_process_local_data(rows, weights)
+    return {k: place(v) for k, v in batch.items()}, placed_weights
 """,
     },
 }
