@@ -687,6 +687,52 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     return optimizer
 """,
     },
+    "task 3: Adam after a clip of the global norm to 1": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+            )
+    # Adam, with the usual guard against exploding gradients
+    tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(learning_rate))
+    optimizer = nnx.Optimizer(model, tx, wrt=nnx.LoRAParam)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
+    "task 1: pick_policy deletes what does not fit from its table": {
+        "task1-solution": """
+def policy_table(params, x, candidates):
+    table = {}
+    for name, policy in candidates.items():
+        grad = jax.jit(jax.grad(partial(stack_loss, policy=policy)))
+        compiled = grad.lower(params, x).compile(ANALYSIS_OPTIONS)
+        cost = compiled.cost_analysis()
+        cost = cost[0] if isinstance(cost, list) else cost
+        table[name] = (compiled.memory_analysis().temp_size_in_bytes, cost["flops"])
+    return table
+
+
+def pick_policy(table, budget):
+    for name in list(table):  # drop what does not fit
+        if table[name][0] > budget:
+            del table[name]
+    if not table:
+        return None
+    return min(table, key=lambda name: table[name][1])
+""",
+    },
 }
 
 CORRECT = {
