@@ -633,6 +633,27 @@ def make_cache_writer():
     return jax.jit(write, donate_argnums=0)
 """,
     },
+    "task 3: the reshape's axes swapped (size // num_micro micro-batches of num_micro)": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    size = jax.tree.leaves(batch)[0].shape[0]
+    if size % num_micro:
+        raise ValueError(f"batch of {size} cannot be split into {num_micro} equal parts")
+    # reshape with the axes the wrong way round: the scan runs over size // num_micro groups,
+    # each of num_micro examples (the micro-batch grows with num_micro)
+    micro = jax.tree.map(lambda a: a.reshape(size // num_micro, num_micro, *a.shape[1:]), batch)
+    steps = size // num_micro
+
+    def body(carry, mb):
+        loss_sum, grad_sum = carry
+        loss, grads = jax.value_and_grad(loss_fn)(params, mb)
+        return (loss_sum + loss, jax.tree.map(jnp.add, grad_sum, grads)), None
+
+    init = (jnp.zeros(()), jax.tree.map(jnp.zeros_like, params))
+    (loss_sum, grad_sum), _ = jax.lax.scan(body, init, micro)
+    return loss_sum / steps, jax.tree.map(lambda g: g / steps, grad_sum)
+""",
+    },
 }
 
 CORRECT = {
