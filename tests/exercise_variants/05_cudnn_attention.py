@@ -365,6 +365,17 @@ def max_seq_len(budget_bytes, batch, heads, dtype):
     return np.int64(math.isqrt(int(budget_bytes // per_pair)))
 """,
     },
+    "task 4: NumPy's float64 from np.polyfit returned as is": {
+        "task4-solution": """
+def temp_bytes(fn, *args):
+    return jax.jit(fn).lower(*args).compile().memory_analysis().temp_size_in_bytes
+
+
+def growth_exponent(lengths, sizes):
+    slope, _intercept = np.polyfit(np.log(lengths), np.log(sizes), 1)
+    return slope  # a NumPy float64, not a Python float
+""",
+    },
 }
 
 CORRECT = {
