@@ -283,6 +283,57 @@ def train(step_fn, params, opt_state, batches, key):
         losses.append(loss)
     return params, ema, opt_state, jnp.stack(losses)
 """,
+        # the noise drawn eagerly around a jitted core
+        """
+@jax.jit
+def _core_step(params, ema, opt_state, noisy, y):
+    def loss_fn(params):
+        return jnp.mean((predict(params, noisy) - y) ** 2)
+
+    loss, grads = jax.value_and_grad(loss_fn)(params)
+    updates, opt_state = TX.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)
+    return params, ema, opt_state, loss
+
+
+def train_step(params, ema, opt_state, x, y, key, step):
+    # augmentation first, like PyTorch's loop: drawn eagerly, op by op, outside the compiled step
+    noisy = x + NOISE_STD * jax.random.normal(jax.random.fold_in(key, step), x.shape)
+    return _core_step(params, ema, opt_state, noisy, y)
+
+
+def train(step_fn, params, opt_state, batches, key):
+    ema, losses = params, []
+    for step, (x, y) in enumerate(batches):
+        params, ema, opt_state, loss = step_fn(params, ema, opt_state, x, y, key, step)
+        losses.append(loss)
+    return params, ema, opt_state, jnp.stack(losses)
+""",
+        # the EMA updated by train, train_step returning it unchanged
+        """
+@jax.jit
+def train_step(params, ema, opt_state, x, y, key, step):
+    noisy = x + NOISE_STD * jax.random.normal(jax.random.fold_in(key, step), x.shape)
+
+    def loss_fn(params):
+        return jnp.mean((predict(params, noisy) - y) ** 2)
+
+    loss, grads = jax.value_and_grad(loss_fn)(params)
+    updates, opt_state = TX.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    return params, ema, opt_state, loss  # the EMA is kept by the loop, as in PyTorch
+
+
+def train(step_fn, params, opt_state, batches, key):
+    ema, losses = params, []
+    for step, (x, y) in enumerate(batches):
+        params, ema, opt_state, loss = step_fn(params, ema, opt_state, x, y, key, step)
+        # like the PyTorch loop: the EMA update after the optimizer step, no gradients involved
+        ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)
+        losses.append(loss)
+    return params, ema, opt_state, jnp.stack(losses)
+""",
     ],
     "task3-solution": [
         # the parameters only: Adam starts again from zero moments
@@ -441,6 +492,8 @@ _WRONG_LABELS = {
         "np.isfinite of the loss's first shard at every step",
         "np.isfinite of the parameters at every step",
         "the optimizer state donated to train_step",
+        "the noise drawn eagerly around a jitted core",
+        "the EMA updated in train, not in train_step",
     ],
     "task3-solution": [
         "parameters only, fresh Adam moments",
