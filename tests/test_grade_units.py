@@ -11,7 +11,7 @@ import pytest
 from nbgrader.dbutil import _temp_alembic_ini
 from sqlalchemy import text
 
-from autograder.feedback import hide_hidden_tests
+from autograder.feedback import OUTPUT_NOTE, QUOTE_NOTE, hide_hidden_tests
 from autograder.submissions import LayoutError, find_submissions
 
 KNOWN = ["00_gpu_detection", "01_jit_compilation"]
@@ -96,6 +96,42 @@ def test_hidden_test_code_and_its_traceback_are_removed() -> None:
     assert hidden.cells[0].outputs[0].traceback == ["AssertionError: "]
     assert hidden.cells[1] == visible
     assert "secret" in nbformat.writes(notebook), "the original is left alone"
+
+
+def test_what_an_answer_finds_in_the_hidden_tests_stays_out_of_the_feedback() -> None:
+    """An answer runs inside the hidden tests: what it prints there, or quotes anywhere, is
+    not shown (printing the calling frame's globals, In[-1] or the notebook file)."""
+    hidden_line = "_expected = {'budget': 4096}  # secret"
+    source = (
+        f"### BEGIN HIDDEN TESTS\n{hidden_line}\nassert f(1) == _expected\n### END HIDDEN TESTS"
+    )
+    tests = nbformat.v4.new_code_cell(source)
+    tests.metadata["nbgrader"] = {"grade": True, "grade_id": "t-hidden", "points": 1}
+    tests.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="found {'budget': 4096}\n"),
+        nbformat.v4.new_output("error", ename="AssertionError", evalue="", traceback=[]),
+    ]
+    answer = nbformat.v4.new_code_cell("def f(x):\n    print(open('exercises.ipynb').read())")
+    answer.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text=f"...\n{hidden_line}\n..."),
+        nbformat.v4.new_output("error", ename="ValueError", evalue=hidden_line, traceback=[]),
+        nbformat.v4.new_output("stream", name="stdout", text="my own line\n"),
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[answer, tests])
+
+    hidden = hide_hidden_tests(notebook)
+
+    text = nbformat.writes(hidden)
+    assert "secret" not in text and "4096" not in text
+    assert [o.output_type for o in hidden.cells[1].outputs] == ["stream", "error"]
+    assert hidden.cells[1].outputs[0].text == OUTPUT_NOTE
+    assert hidden.cells[1].outputs[1].ename == "AssertionError", "a failure still shows"
+    assert hidden.cells[0].outputs[0].text.startswith(QUOTE_NOTE)
+    assert (hidden.cells[0].outputs[1].ename, hidden.cells[0].outputs[1].evalue) == (
+        "ValueError",
+        QUOTE_NOTE,
+    )
+    assert hidden.cells[0].outputs[2].text == "my own line\n"
 
 
 def test_a_student_with_two_submissions_is_refused(tmp_path: Path) -> None:
