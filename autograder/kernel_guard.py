@@ -15,8 +15,9 @@ that is still in place and publishes a receipt keyed with a secret the grader wr
 kernel alone; the grader gives no points to a graded cell without an intact receipt.
 
 What it does not stop: code written against the guard itself (it runs in the same process and
-can reach the guard's state). The sandbox keeps such code away from the instructor's files;
-the submission's source shows it to anyone who reads it.
+can reach the guard's state), and an answer that reads what the test calling it holds (its
+frame's globals). The sandbox keeps such code away from the instructor's files; the
+submission's source shows it to anyone who reads it.
 """
 
 import hashlib
@@ -30,11 +31,12 @@ import types
 from IPython import get_ipython
 from IPython.core.inputtransformer2 import TransformerManager
 
-# The public namespaces tests call into. Library internals are left alone: JAX, for one, fills
-# in module attributes of its private modules from other modules long after they are imported.
+# The public namespaces tests call into, and all of NumPy (its public functions look up their
+# helpers in private modules at each call: numpy.testing._private.utils). JAX's internals are
+# left alone: JAX fills in module attributes of its private modules long after importing them.
 GUARDED_MODULES = re.compile(
     r"builtins|math|cmath|operator|functools|itertools|statistics|json|os|os\.path|pathlib"
-    r"|shutil|tempfile|time|numpy|numpy\.(testing|linalg|random|lib)"
+    r"|shutil|tempfile|time|numpy(\..+)?"
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
     r"|optax|flax|flax\.nnx|orbax|orbax\.checkpoint|quiz(\..+)?"
 ).fullmatch
@@ -75,6 +77,18 @@ class _CourseGuard:
             self.watch_module(name, module)
         for obj in (shell, shell.events, shell.display_pub, shell.displayhook):
             self.watch_class(type(obj))
+        # how a cell's outputs and its status leave the kernel: ipykernel's kernel and session
+        kernel = getattr(shell, "kernel", None)
+        self.messengers = [m for m in (kernel, getattr(kernel, "session", None)) if m is not None]
+        for messenger in self.messengers:
+            self.watch_class(type(messenger))
+        self.messenger_entries = [
+            {k: v for k, v in vars(m).items() if callable(v)} for m in self.messengers
+        ]
+        # IPython's event registry, kept by reference: the guard never calls into the live one
+        self.events = shell.events
+        self.callback_registry = shell.events.callbacks
+        self.callback_lists = dict(dict.items(self.callback_registry))
         self.watch_class(TransformerManager)
         self.shell_entries = {k: v for k, v in vars(shell).items() if callable(v)}
         self.shell_lists = {name: list(getattr(shell, name)) for name in SHELL_LISTS}
@@ -153,7 +167,26 @@ class _CourseGuard:
     # -- comparing and restoring -----------------------------------------------------------
 
     def callbacks(self) -> list:
-        return [c for callbacks in self.shell.events.callbacks.values() for c in callbacks]
+        return [c for callbacks in self.callback_lists.values() for c in list.copy(callbacks)]
+
+    def registry_changes(self) -> list:
+        """IPython's event registry replaced, or its lists: the guard's own calls go through it."""
+        shell, registry = self.shell, self.callback_registry
+        found = [] if shell.events is self.events else ["the shell's events"]
+        if self.events.callbacks is not registry or type(registry) is not dict:
+            found.append("the event registry")
+        found += [
+            f"the {name} callbacks"
+            for name in set(dict.keys(registry)) | set(self.callback_lists)
+            if dict.get(registry, name) is not self.callback_lists.get(name)
+            or type(self.callback_lists.get(name)) is not list
+        ]
+        return found
+
+    def shadowed(self, obj: object, entries: dict) -> list:
+        """Instance attributes of ``obj`` that hide one of its class's methods."""
+        cls = type(obj)
+        return [k for k in vars(obj) if k not in entries and callable(getattr(cls, k, None))]
 
     def added_methods(self, klass: type, kept: dict) -> list:
         """Callables added to ``klass`` since it was watched.
@@ -194,6 +227,11 @@ class _CourseGuard:
         shell = self.shell
         found += [k for k, v in self.shell_entries.items() if vars(shell).get(k) is not v]
         found += self.shadowing_methods()
+        for messenger, entries in zip(self.messengers, self.messenger_entries, strict=True):
+            namespace = vars(messenger)
+            found += [f"{type(messenger).__name__}.{k}" for k in self.shadowed(messenger, entries)]
+            found += [k for k, v in entries.items() if namespace.get(k) is not v]
+        found += self.registry_changes()
         found += [k for k, v in self.shell_lists.items() if getattr(shell, k) != v]
         found += [k for k, v in self.sys_hooks.items() if getattr(sys, k) is not v]
         if (shell.custom_exceptions, shell.CustomTB) != self.custom_exceptions:
@@ -231,8 +269,16 @@ class _CourseGuard:
         for name, hook in self.sys_hooks.items():
             setattr(sys, name, hook)
         shell.custom_exceptions, shell.CustomTB = self.custom_exceptions
-        for callbacks in shell.events.callbacks.values():
-            callbacks[:] = [c for c in callbacks if c in self.trusted_callbacks]
+        for messenger, entries in zip(self.messengers, self.messenger_entries, strict=True):
+            for k in self.shadowed(messenger, entries):
+                delattr(messenger, k)
+            vars(messenger).update(entries)
+        shell.events = self.events
+        self.events.callbacks = self.callback_registry
+        dict.clear(self.callback_registry)
+        dict.update(self.callback_registry, self.callback_lists)
+        for callbacks in self.callback_lists.values():
+            callbacks[:] = [c for c in list.copy(callbacks) if c in self.trusted_callbacks]
         sys.settrace(None)
         sys.setprofile(None)
         threading.settrace(None)

@@ -58,6 +58,34 @@ UNDONE = {
         "import pathlib\npathlib.Path.Helper = type('Helper', (), {})"
     ),
     "sets a trace hook": "import sys\nsys.settrace(lambda *a: None)",
+    "patches a private NumPy helper that a public function calls": (
+        "import numpy.testing._private.utils as u\nu.assert_array_compare = lambda *a, **k: None"
+    ),
+    "replaces IPython's event registry with one that runs code when read": (
+        "class Registry(dict):\n"
+        "    def __getitem__(self, key):\n"
+        "        np.allclose = lambda *a, **k: True\n"
+        "        return dict.__getitem__(self, key)\n"
+        "    values = lambda self: [np.__setattr__('allclose', lambda *a, **k: True)]\n"
+        "get_ipython().events.callbacks = Registry(get_ipython().events.callbacks)"
+    ),
+    "patches the kernel's session class to drop errors": (
+        "import jupyter_client.session as s\n"
+        "_send = s.Session.send\n"
+        "def send(self, stream, kind, content=None, *a, **k):\n"
+        "    if kind == 'error' or getattr(stream, 'name', '') == 'stderr':\n"
+        "        return None\n"
+        "    if isinstance(content, dict) and content.get('status') == 'error':\n"
+        "        content = {**content, 'status': 'ok'}\n"
+        "    return _send(self, stream, kind, content, *a, **k)\n"
+        "s.Session.send = send"
+    ),
+    "shadows the kernel session's send on the instance": (
+        "session = get_ipython().kernel.session\n"
+        "_send = session.send\n"
+        "session.send = lambda stream, kind, *a, **k: None if kind == 'error' else _send("
+        "stream, kind, *a, **k)"
+    ),
     "honest code beside the tests": (
         "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
     ),
