@@ -505,6 +505,24 @@ def rebatch(chunks, batch_size):
                 filled = 0
 """,
     },
+    "task 4: every row ever read kept, batches sliced from a growing array": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    xs, ys = [], []
+    total = used = 0  # rows read so far, rows already handed out
+    for x, y in chunks:
+        xs.append(x)
+        ys.append(y)
+        total += len(x)
+        if total - used < batch_size:
+            continue
+        x_all, y_all = np.concatenate(xs), np.concatenate(ys)
+        xs, ys = [x_all], [y_all]
+        while total - used >= batch_size:
+            yield x_all[used : used + batch_size], y_all[used : used + batch_size]
+            used += batch_size
+""",
+    },
 }
 
 CORRECT = {
