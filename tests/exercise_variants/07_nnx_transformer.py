@@ -781,6 +781,48 @@ def sample(next_logits, prompt, n_new, key, temperature=1.0):
     return tokens[len(prompt) :]
 """,
     },
+    "task 1: softmax as exp(s) / sum(exp(s)), no maximum subtracted": {
+        "task1-solution": """
+def make_prefix_lm_sdpa(prefix_len):
+    def prefix_lm_sdpa(query, key, value, mask=None, **kwargs):
+        t, s = query.shape[1], key.shape[1]
+        i = jnp.arange(t)[:, None]
+        j = jnp.arange(s)[None, :]
+        allowed = ((j < prefix_len) | (j <= i))[None, None]
+        if mask is not None:
+            allowed = allowed & mask
+        scores = jnp.einsum("bqhd,bkhd->bhqk", query, key) / jnp.sqrt(query.shape[-1])
+        weights = jnp.where(allowed, jnp.exp(scores), 0.0)
+        weights = weights / jnp.sum(weights, axis=-1, keepdims=True)
+        return jnp.einsum("bhqk,bkhd->bqhd", weights, value)
+
+    return prefix_lm_sdpa
+""",
+    },
+    "task 2: every layer built from nnx.Rngs(0), the rngs given ignored": {
+        "task2-solution": """
+class Block(nnx.Module):
+    def __init__(self, d_model, num_heads, *, attention_fn, rngs, remat_mlp=False):
+        seed = 0  # a fixed seed, so that every run starts from the same weights
+        self.ln1 = nnx.LayerNorm(d_model, rngs=nnx.Rngs(seed))
+        self.attn = nnx.MultiHeadAttention(
+            num_heads=num_heads, in_features=d_model, attention_fn=attention_fn,
+            decode=False, rngs=nnx.Rngs(seed),
+        )
+        self.ln2 = nnx.LayerNorm(d_model, rngs=nnx.Rngs(seed))
+        self.mlp_in = nnx.Linear(d_model, 4 * d_model, rngs=nnx.Rngs(seed))
+        self.mlp_out = nnx.Linear(4 * d_model, d_model, rngs=nnx.Rngs(seed))
+        self.remat_mlp = remat_mlp
+
+    def mlp(self, x):
+        return self.mlp_out(jax.nn.gelu(self.mlp_in(x)))
+
+    def __call__(self, x):
+        h = x + self.attn(self.ln1(x))
+        mlp = nnx.remat(Block.mlp) if self.remat_mlp else Block.mlp
+        return h + mlp(self, self.ln2(h))
+""",
+    },
 }
 
 CORRECT = {
