@@ -864,6 +864,36 @@ def linear_relu(x, w, b, bm, bn, bk):
     )(x, w, b)
 """,
     },
+    "task 1: h rounded to x's dtype between the affine step and SiLU": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        r = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br, bc), 0)
+        c = pl.program_id(1) * bc + lax.broadcasted_iota(jnp.int32, (br, bc), 1)
+        inside = (r < rows) & (c < cols)
+        columns = pl.program_id(1) * bc + jnp.arange(bc) < cols
+        xv = pltriton.load(x_ref, mask=inside, other=0).astype(jnp.float32)
+        sv = pltriton.load(scale_ref, mask=columns, other=0).astype(jnp.float32)
+        tv = pltriton.load(shift_ref, mask=columns, other=0).astype(jnp.float32)
+        # the pre-activation is stored in the model's dtype, as a layer's output would be
+        h = (xv * sv + tv).astype(o_ref.dtype).astype(jnp.float32)
+        pltriton.store(o_ref, (h * jax.nn.sigmoid(h)).astype(o_ref.dtype), mask=inside)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
 }
 
 CORRECT = {
