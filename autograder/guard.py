@@ -32,7 +32,8 @@ KERNEL_SCRIPT = Path(__file__).with_name("kernel_guard.py")
 STARTUP_NAME = "02_course_guard.py"
 NOTE = (
     "[grader] This test did not run as written: the notebook changed what it runs with "
-    "(library functions, names set by locked cells, or how IPython runs a cell). 0 points.\n"
+    "(library functions, names set by locked cells, how IPython runs a cell, or what of its "
+    "outcome reaches the grader). 0 points.\n"
 )
 # The start-up file only loads the guard, from beside its configuration, as a module of its
 # own: IPython runs start-up files in the student's namespace.
@@ -58,8 +59,18 @@ class Armed:
     secret: bytes
     graded: dict[str, str]  # sha256 of a graded cell's source -> grade_id
 
-    def receipt(self, grade_id: str, verdict: str) -> str:
-        return hashlib.sha256(self.secret + f"{grade_id}:{verdict}".encode()).hexdigest()
+    def receipt(self, grade_id: str, verdict: str, value: object = None) -> str:
+        signed = f"{grade_id}:{verdict}:{json.dumps(value)}"
+        return hashlib.sha256(self.secret + signed.encode()).hexdigest()
+
+    def genuine(self, receipt: dict, grade_id: str) -> bool:
+        """A receipt the kernel's guard signed for ``grade_id``, with its tools intact."""
+        verdict, value = receipt.get("verdict"), receipt.get("value")
+        return (
+            receipt.get("grade_id") == grade_id
+            and verdict in ("intact", "raised")
+            and receipt.get("receipt") == self.receipt(grade_id, verdict, value)
+        )
 
 
 def source_hash(source: str) -> str:
@@ -134,6 +145,31 @@ def arm_cells(graded: dict[str, str], locked: list[str], scratch: Path) -> Itera
                 os.environ[name] = value
 
 
+def _outcome_shown(receipt: dict, outputs: list) -> bool:
+    """Whether what the guard saw the cell do reached the grader: its error, if it raised, and
+    the number it ended with (nbgrader's partial credit), if any."""
+    if receipt.get("verdict") == "raised" and not any(
+        o.get("output_type") == "error" for o in outputs
+    ):
+        return False
+    value = receipt.get("value")
+    if value is None:
+        return True
+    shown = [
+        o.get("data", {}).get("text/plain", "")
+        for o in outputs
+        if o.get("output_type") == "execute_result"
+    ]
+    return any(_number(text) == value for text in shown)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def check_receipts(notebook: nbformat.NotebookNode, armed: Armed) -> list[str]:
     """Remove the guard's receipts from ``notebook``; return the graded cells without an
     intact one (in notebook order), each of which gets a note saying so."""
@@ -147,9 +183,12 @@ def check_receipts(notebook: nbformat.NotebookNode, armed: Armed) -> list[str]:
         if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
             continue
         grade_id = meta.get("grade_id", "")
-        expected = (grade_id, "intact", armed.receipt(grade_id, "intact"))
         found = [r["data"][MIME] for r in receipts]
-        if [(r.get("grade_id"), r.get("verdict"), r.get("receipt")) for r in found] != [expected]:
+        if not (
+            len(found) == 1
+            and armed.genuine(found[0], grade_id)
+            and _outcome_shown(found[0], cell_outputs)
+        ):
             disturbed.append(grade_id)
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=NOTE))
     return disturbed

@@ -30,13 +30,14 @@ import types
 
 from IPython import get_ipython
 from IPython.core.inputtransformer2 import TransformerManager
+from IPython.core.interactiveshell import ExecutionResult
 
 # The public namespaces tests call into, and all of NumPy (its public functions look up their
 # helpers in private modules at each call: numpy.testing._private.utils). JAX's internals are
 # left alone: JAX fills in module attributes of its private modules long after importing them.
 GUARDED_MODULES = re.compile(
     r"builtins|math|cmath|operator|functools|itertools|statistics|json|os|os\.path|pathlib"
-    r"|shutil|tempfile|time|numpy(\..+)?"
+    r"|shutil|tempfile|time|numpy(\..+)?|IPython\.core\.interactiveshell"
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
     r"|optax|flax|flax\.nnx|orbax|orbax\.checkpoint|quiz(\..+)?"
 ).fullmatch
@@ -294,8 +295,9 @@ class _CourseGuard:
 
     # -- IPython's events ------------------------------------------------------------------
 
-    def receipt(self, grade_id: str, verdict: str) -> str:
-        return hashlib.sha256(self.secret + f"{grade_id}:{verdict}".encode()).hexdigest()
+    def receipt(self, grade_id: str, verdict: str, value: object = None) -> str:
+        signed = f"{grade_id}:{verdict}:{json.dumps(value)}"
+        return hashlib.sha256(self.secret + signed.encode()).hexdigest()
 
     def before_cell(self, info) -> None:
         self.cell = hashlib.sha256(info.raw_cell.encode()).hexdigest()
@@ -322,11 +324,20 @@ class _CourseGuard:
         if self.grade_id is None:
             return
         found = self.changes() if self.transformed_as_written else ["the cell was transformed"]
-        verdict = "disturbed" if found else "intact"
+        # the cell's outcome as the shell recorded it, signed: an error or a number (nbgrader's
+        # partial credit) that never reaches the grader is then seen there
+        outcome = vars(result) if type(result) is ExecutionResult else {}
+        if not outcome:
+            found.append("IPython's ExecutionResult")
+        raised = any(outcome.get(k) is not None for k in ("error_before_exec", "error_in_exec"))
+        value = outcome.get("result")
+        value = value if type(value) in (int, float) else None
+        verdict = "disturbed" if found else "raised" if raised else "intact"
         receipt = {
             "grade_id": self.grade_id,
             "verdict": verdict,
-            "receipt": self.receipt(self.grade_id, verdict),
+            "value": value,
+            "receipt": self.receipt(self.grade_id, verdict, value),
             "changed": found[:10],
         }
         self.publish(data={self.mime: receipt}, metadata={})

@@ -166,6 +166,46 @@ def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
     _ran_as_written(notebook, disturbed)
 
 
+# Answers that leave the tests' tools alone but keep a test's outcome from the grader: nbgrader
+# scores a cell by the error and the number (partial credit) it sees.
+OUTCOME_TESTS = {**TESTS, "test-partial": "helper() / 2"}
+KEEPS_OUTCOME = {
+    "drops the display hook's messages": "get_ipython().displayhook.pub_socket = None",
+    "says every cell succeeded, and drops its traceback": (
+        "import IPython.core.interactiveshell as ish\n"
+        "ish.ExecutionResult.success = property(lambda self: True)\n"
+        "get_ipython().displayhook.pub_socket = None"
+    ),
+    "swaps the shell's result class and drops error messages": (
+        "import IPython.core.interactiveshell as ish\n"
+        "import ipykernel.iostream as io\n"
+        "class Result(ish.ExecutionResult):\n"
+        "    success = property(lambda self: True)\n"
+        "ish.ExecutionResult = Result\n"
+        "send = io.IOPubThread.send_multipart\n"
+        "def quiet(self, parts, *a, **k):\n"
+        "    if any(b'\"msg_type\":\"error\"' in p.replace(b' ', b'') for p in parts\n"
+        "           if isinstance(p, bytes)):\n"
+        "        return None\n"
+        "    return send(self, parts, *a, **k)\n"
+        "io.IOPubThread.send_multipart = quiet"
+    ),
+}
+
+
+@pytest.mark.parametrize("answer", KEEPS_OUTCOME.values(), ids=KEEPS_OUTCOME.keys())
+def test_an_outcome_kept_from_the_grader_costs_the_cell(answer: str, tmp_path: Path) -> None:
+    # The guard signs what the shell saw each graded cell do: an error that never reached
+    # the grader, or a number it never showed, flags the cell.
+    notebook, disturbed = _run(answer, tmp_path, tests=OUTCOME_TESTS)
+    cells = dict(zip(OUTCOME_TESTS, notebook.cells[2:], strict=True))
+    assert _errors(cells["test-fails"]) or "test-fails" in disturbed, disturbed
+    shown = [o for o in cells["test-partial"].outputs if o.output_type == "execute_result"]
+    assert shown or "test-partial" in disturbed, disturbed
+    # (a result class swapped before the first test cell flags that cell too: run_cell makes
+    # the cell's result before the guard's restore)
+
+
 JAX_SETUP = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
 JAX_TESTS = {
     "test-flops": (
