@@ -644,6 +644,45 @@ def roofline(fn, args, peak_flops, bandwidth):
     return roofline_from_cost(_costs[fn], peak_flops, bandwidth)
 """,
     },
+    "task 3: finite judged from the first gradient leaf only": {
+        "task3-solution": """
+def scaled_grad(loss_fn, params, batch, scale):
+    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
+    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
+    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
+    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
+    first = jax.tree.leaves(grads)[0]
+    finite = bool(jnp.all(jnp.isfinite(first)))
+    return grads, finite
+
+
+def update_scale(scale, finite, good_steps, growth_interval=200):
+    if not finite:
+        return scale / 2, 0
+    good_steps += 1
+    if good_steps >= growth_interval:
+        return scale * 2, 0
+    return scale, good_steps
+""",
+    },
+    "task 4: the loss read with np.asarray at every step, best kept on the host": {
+        "task4-solution": """
+def fast_fit(loss_fn, params, batches, lrs, log_every):
+    @jax.jit
+    def step_fn(params, x, y, lr):
+        return sgd(loss_fn, params, x, y, lr)
+
+    best, history = float("inf"), []
+    for step, ((x, y), lr) in enumerate(zip(batches, lrs, strict=True), start=1):
+        x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
+        params, loss = step_fn(params, x, y, np.float32(lr))
+        value = float(np.asarray(loss))  # a host copy of the loss at every step
+        best = min(best, value)
+        if step % log_every == 0:
+            history.append((step, value))
+    return params, history, best
+""",
+    },
 }
 
 CORRECT = {
