@@ -733,6 +733,56 @@ def pick_policy(table, budget):
     return min(table, key=lambda name: table[name][1])
 """,
     },
+    "task 3: Adam on the summed squared error instead of mse": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+            )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+
+    def sse(model, x, y):  # the summed squared error
+        return jnp.sum((model(x) - y) ** 2)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(sse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
+    "task 3: Adam with b2=0.95": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    for i, layer in enumerate(model.layers):
+        if targets is None or i in targets:
+            model.layers[i] = nnx.LoRA(
+                layer.in_features, rank, layer.out_features, base_module=layer, rngs=rngs
+            )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate, b2=0.95), wrt=nnx.LoRAParam)
+
+    def sse(model, x, y):  # the summed squared error
+        return jnp.sum((model(x) - y) ** 2)
+
+    @nnx.jit
+    def step(model, optimizer, x, y):
+        grad_fn = nnx.value_and_grad(mse, argnums=nnx.DiffState(0, nnx.LoRAParam))
+        loss, grads = grad_fn(model, x, y)
+        optimizer.update(model, grads)
+        return loss
+
+    for _ in range(steps):
+        step(model, optimizer, x, y)
+    return optimizer
+""",
+    },
 }
 
 CORRECT = {
