@@ -203,15 +203,6 @@ class _CourseGuard:
             if k not in kept and callable(v) and (k in inherited or not isinstance(v, type))
         ]
 
-    def shadowing_methods(self) -> list:
-        """Instance attributes that hide one of the shell's methods."""
-        cls = type(self.shell)
-        return [
-            k
-            for k in vars(self.shell)
-            if k not in self.shell_entries and callable(getattr(cls, k, None))
-        ]
-
     def changes(self) -> list:
         """What differs from the guarded state; restores nothing."""
         found = []
@@ -227,7 +218,7 @@ class _CourseGuard:
                 found.append(f"{function.__qualname__}.__code__")
         shell = self.shell
         found += [k for k, v in self.shell_entries.items() if vars(shell).get(k) is not v]
-        found += self.shadowing_methods()
+        found += self.shadowed(shell, self.shell_entries)
         for messenger, entries in zip(self.messengers, self.messenger_entries, strict=True):
             namespace = vars(messenger)
             found += [f"{type(messenger).__name__}.{k}" for k in self.shadowed(messenger, entries)]
@@ -262,7 +253,7 @@ class _CourseGuard:
             if _function_state(function) != state:
                 function.__code__, function.__defaults__, function.__kwdefaults__ = state
         shell = self.shell
-        for k in self.shadowing_methods():
+        for k in self.shadowed(shell, self.shell_entries):
             delattr(shell, k)
         vars(shell).update(self.shell_entries)
         for name, saved in self.shell_lists.items():
