@@ -35,7 +35,7 @@ def _diagnose(
 
 _LIMIT = """
 def bytes_limit(env, gpu_memory_bytes):
-    platforms = {{p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()}}
+    platforms = [p.strip().lower() for p in env.get("JAX_PLATFORMS", "").split(",") if p.strip()]
     if {HIDDEN}:
         return None
     new = env.get("XLA_CLIENT_MEM_FRACTION")
@@ -49,7 +49,7 @@ def bytes_limit(env, gpu_memory_bytes):
 
 
 def _limit(
-    hidden='(platforms and not platforms & {"cuda", "gpu"})'
+    hidden='(platforms and platforms[0] not in ("cuda", "gpu"))'
     ' or env.get("CUDA_VISIBLE_DEVICES") in ("", "-1")',
     old='env.get("XLA_PYTHON_CLIENT_MEM_FRACTION")',
     both="return None",
@@ -125,6 +125,12 @@ WRONG = {
     },
     "a GPU hidden by JAX_PLATFORMS or CUDA_VISIBLE_DEVICES still counted": {
         "task2-solution": _limit(hidden="False"),
+    },
+    "a GPU anywhere in JAX_PLATFORMS counted (cpu,cuda: jax.devices()[0] is a CPU)": {
+        "task2-solution": _limit(
+            hidden='(platforms and not set(platforms) & {"cuda", "gpu"})'
+            ' or env.get("CUDA_VISIBLE_DEVICES") in ("", "-1")'
+        ),
     },
     "variables set after importing the model": {
         "task3-solution": _launcher(before="import model"),
@@ -259,7 +265,7 @@ def bytes_limit(env, gpu_memory_bytes):
     if env.get("CUDA_VISIBLE_DEVICES", "0").strip() in {"", "-1"}:
         return None
     requested = env.get("JAX_PLATFORMS")
-    if requested and not any(p.strip() in ("cuda", "gpu") for p in requested.lower().split(",")):
+    if requested and requested.lower().split(",")[0].strip() not in ("cuda", "gpu"):
         return None
     names = [n for n in ("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION") if env.get(n)]
     if len(names) == 2:
