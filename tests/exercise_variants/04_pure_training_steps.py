@@ -777,4 +777,45 @@ def make_cache_writer():
     return write
 """,
     },
+    "task 2: the schedule's phase picked with lax.switch (scalar steps only, as the text allows)": {
+        "task2-solution": """
+def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
+    warm_div = max(warmup_steps, 1)
+    decay_div = max(total_steps - warmup_steps, 1)
+
+    def warm(t):
+        return peak_lr * t / warm_div
+
+    def decay(t):
+        cosine = jnp.cos(jnp.pi * (t - warmup_steps) / decay_div)
+        return end_lr + (peak_lr - end_lr) * (1 + cosine) / 2
+
+    def after(t):
+        return jnp.full_like(t, end_lr)
+
+    def schedule(step):
+        t = jnp.asarray(step)
+        phase = jnp.where(t < warmup_steps, 0, jnp.where(t < total_steps, 1, 2))
+        # one branch runs, no NaN from the branches not taken
+        return jax.lax.switch(phase, [warm, decay, after], t.astype(jnp.float32))
+
+    return schedule
+
+
+def make_optimizer(peak_lr, warmup_steps, total_steps, end_lr, clip_norm, weight_decay):
+    adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+    return optax.chain(
+        optax.clip_by_global_norm(clip_norm),
+        adamw(
+            learning_rate=make_schedule(peak_lr, warmup_steps, total_steps, end_lr),
+            weight_decay=weight_decay,
+            mask=lambda p: jax.tree.map(lambda a: a.ndim >= 2, p),
+        ),
+    )
+
+
+def learning_rate_used(opt_state):
+    return opt_state[1].hyperparams["learning_rate"]
+""",
+    },
 }

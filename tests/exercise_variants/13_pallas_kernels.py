@@ -894,6 +894,30 @@ def affine_silu(x, scale, shift, block):
     )(x, scale, shift)
 """,
     },
+    "task 2: no guard for a row maximum of -inf: a row of -inf gives NaN": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        r = pl.program_id(0) * block_rows + jnp.arange(block_rows)
+        inside = (r[:, None] < rows) & (jnp.arange(width)[None, :] < cols)
+        v = pltriton.load(x_ref, mask=inside, other=-jnp.inf)
+        m = jnp.max(v, axis=1)  # no guard: a row of -inf gives -inf - -inf = NaN
+        lse = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+        pltriton.store(o_ref, lse, mask=r < rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
 }
 
 CORRECT = {
