@@ -573,6 +573,18 @@ def count_compiles(run):
     return sum(r.getMessage().startswith("Finished XLA compilation") for r in records)
 """,
     },
+    "task 2: leaky_relu as mask arithmetic (0 * inf gives NaN)": {
+        "task2-solution": """
+def leaky_relu(x, slope):
+    # branch-free: a 0/1 mask for each side
+    positive = (x > 0).astype(x.dtype)
+    return positive * x + (1 - positive) * slope * x
+
+
+def next_learning_rate(loss, previous_loss, lr):
+    return lax.cond(loss > previous_loss, lambda r: r * 0.5, lambda r: r * 1.1, lr)
+""",
+    },
 }
 
 CORRECT = {

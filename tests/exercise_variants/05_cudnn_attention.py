@@ -376,6 +376,18 @@ def growth_exponent(lengths, sizes):
     return slope  # a NumPy float64, not a Python float
 """,
     },
+    "task 2: the size computed with np.prod in int64, then made an int (2**63 overflows)": {
+        "task2-solution": """
+def score_matrix_bytes(batch, heads, q_len, kv_len, dtype):
+    elements = np.prod([batch, heads, q_len, kv_len], dtype=np.int64)  # int64: no int32 overflow
+    return int(elements * jnp.dtype(dtype).itemsize)
+
+
+def max_seq_len(budget_bytes, batch, heads, dtype):
+    per_position_pair = int(np.prod([batch, heads, jnp.dtype(dtype).itemsize], dtype=np.int64))
+    return math.isqrt(budget_bytes // per_position_pair)
+""",
+    },
 }
 
 CORRECT = {
