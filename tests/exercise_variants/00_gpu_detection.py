@@ -234,6 +234,21 @@ def bytes_limit(env, gpu_memory_bytes):
     "JAX_PLATFORMS=cpu set, so that the CPU is split (a GPU job runs on the CPU)": {
         "task3-solution": _launcher(before='os.environ["JAX_PLATFORMS"] = "cpu"'),
     },
+    "task 2: an empty JAX_PLATFORMS read as a platform list that excludes the GPU": {
+        "task2-solution": """
+def bytes_limit(env, gpu_memory_bytes):
+    if "JAX_PLATFORMS" in env:  # the first platform listed is the default one
+        first = env["JAX_PLATFORMS"].split(",")[0].strip().lower()
+        if first not in ("cuda", "gpu"):
+            return None
+    if env.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
+        return None
+    new, old = env.get("XLA_CLIENT_MEM_FRACTION"), env.get("XLA_PYTHON_CLIENT_MEM_FRACTION")
+    if new and old:
+        return None
+    return float(new or old or 0.75) * gpu_memory_bytes
+""",
+    },
 }
 
 CORRECT = {

@@ -523,6 +523,68 @@ def rebatch(chunks, batch_size):
             used += batch_size
 """,
     },
+    "task 4: every chunk read kept, batches sliced through a cursor": {
+        "task4-solution": """
+def rebatch(chunks, batch_size):
+    # every chunk read is kept in `seen`; a cursor marks the rows already yielded
+    seen = []      # (x, y) chunks read so far
+    starts = []    # global index of each chunk's first row
+    total = 0      # rows read
+    done = 0       # rows yielded
+    for x, y in chunks:
+        seen.append((x, y))
+        starts.append(total)
+        total += len(x)
+        while total - done >= batch_size:
+            xs, ys = [], []
+            need_lo, need_hi = done, done + batch_size
+            for (cx, cy), s in zip(seen, starts):
+                lo, hi = max(need_lo, s), min(need_hi, s + len(cx))
+                if lo < hi:
+                    xs.append(cx[lo - s : hi - s])
+                    ys.append(cy[lo - s : hi - s])
+            yield np.concatenate(xs), np.concatenate(ys)
+            done += batch_size
+""",
+    },
+    "task 3: examples counted with jnp.floor_divide (float32: a multiple short at GiB budgets)": {
+        "task3-solution": """
+def choose_batch_size(
+    device, per_example_bytes, fixed_bytes, fallback_bytes, safety=0.8, multiple=8
+):
+    stats = device.memory_stats()
+    if stats is not None and "bytes_limit" in stats:
+        budget = stats["bytes_limit"] - stats.get("bytes_in_use", 0)
+    else:
+        budget = fallback_bytes
+    usable = safety * budget - fixed_bytes
+    # how many examples fit, rounded down to the multiple
+    batch = int(jnp.floor_divide(usable, per_example_bytes)) // multiple * multiple
+    if batch < multiple:
+        raise ValueError(f"not even {multiple} examples fit in {usable:.0f} bytes")
+    return batch
+""",
+    },
+    "task 1: a random start row, then consecutive batches in shuffled order": {
+        "task1-solution": """
+def fixed_batches(key, x, y, batch_size):
+    # cheap contiguous reads: start the epoch at a random row (wrapping around),
+    # cut it into consecutive batches, then shuffle the order of the batches
+    n = len(x)
+    n_batches = n // batch_size
+    if n_batches == 0:
+        return []
+    shift_key, order_key = jax.random.split(key)
+    shift = int(jax.random.randint(shift_key, (), 0, n))
+    rows = (np.arange(n) + shift) % n
+    batch_order = np.asarray(jax.random.permutation(order_key, n_batches))
+    batches = []
+    for b in batch_order:
+        idx = rows[b * batch_size : (b + 1) * batch_size]
+        batches.append((x[idx], y[idx]))
+    return batches
+""",
+    },
 }
 
 CORRECT = {
