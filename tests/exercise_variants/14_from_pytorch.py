@@ -192,6 +192,31 @@ class RunningNorm(nnx.Module):
             self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
         return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
 """,
+        # eval mode with PyTorch's default eps, whatever eps the module was given
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum, self.eps = momentum, eps
+        self.use_running_average = False
+        self.scale = nnx.Param(jnp.ones(features))
+        self.running_mean = nnx.BatchStat(jnp.zeros(features))
+        self.running_var = nnx.BatchStat(jnp.ones(features))
+        self.num_batches_tracked = nnx.BatchStat(jnp.zeros((), jnp.int32))
+
+    def __call__(self, x):
+        if self.use_running_average:
+            # inference: the stored statistics, PyTorch's default epsilon
+            inv = jax.lax.rsqrt(self.running_var[...] + 1e-5)
+            return (x - self.running_mean[...]) * inv * self.scale[...]
+        n = x.shape[0]
+        mean, var = x.mean(0), x.var(0)
+        m = self.momentum
+        self.running_mean[...] = (1 - m) * self.running_mean[...] + m * jax.lax.stop_gradient(mean)
+        unbiased = jax.lax.stop_gradient(var) * n / (n - 1)
+        self.running_var[...] = (1 - m) * self.running_var[...] + m * unbiased
+        self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
+        return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
+""",
     ],
     "task2-solution": [
         # the same key at every step: the same noise every time
@@ -477,6 +502,7 @@ _WRONG_LABELS = {
         "stop_gradient on the batch statistics",
         "one-pass variance, which cancels far from zero",
         "the mode kept in deterministic, no use_running_average",
+        "eval mode with a fixed eps of 1e-5 instead of self.eps",
     ],
     "task2-solution": [
         "the same key at every step",

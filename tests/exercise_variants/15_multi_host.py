@@ -440,6 +440,25 @@ checkpointer.close()
 jax.distributed.shutdown()
 """,
     },
+    "task 2: equal nodes checked as first node's size × node count == device count": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    nodes = {}
+    for device in sorted(devices, key=lambda d: d.id):
+        nodes.setdefault(node_of(device), []).append(device)
+    order = sorted(nodes)
+    per_node = len(nodes[order[0]])  # G: the devices of a node
+    if per_node * len(nodes) != len(devices):  # N nodes of G devices each
+        raise ValueError("the nodes hold different numbers of devices")
+    if per_node % model:
+        raise ValueError(f"model={model} does not divide the {per_node} devices of a node")
+    rows = []
+    for n in order:
+        members = nodes[n]
+        rows += [members[i : i + model] for i in range(0, len(members), model)]
+    return Mesh(np.array(rows), ("data", "model"))
+""",
+    },
 }
 
 CORRECT = {
