@@ -818,4 +818,27 @@ def learning_rate_used(opt_state):
     return opt_state[1].hyperparams["learning_rate"]
 """,
     },
+    "task 3: strided micro-batches (rows i, i + num_micro, ...) through reshape and swapaxes": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    size = jax.tree.leaves(batch)[0].shape[0]
+    if size % num_micro:
+        raise ValueError(f"{size} rows do not split into {num_micro} equal micro-batches")
+    per = size // num_micro
+    # micro-batch i takes rows i, i + num_micro, i + 2 * num_micro, ... (a strided split)
+    def strided(a):
+        return jnp.swapaxes(a.reshape(per, num_micro, *a.shape[1:]), 0, 1)
+
+    micro = jax.tree.map(strided, batch)
+
+    def body(carry, mb):
+        loss_sum, grad_sum = carry
+        loss, grads = jax.value_and_grad(loss_fn)(params, mb)
+        return (loss_sum + loss, jax.tree.map(jnp.add, grad_sum, grads)), None
+
+    init = (jnp.zeros(()), jax.tree.map(jnp.zeros_like, params))
+    (loss_sum, grad_sum), _ = jax.lax.scan(body, init, micro)
+    return loss_sum / num_micro, jax.tree.map(lambda g: g / num_micro, grad_sum)
+""",
+    },
 }

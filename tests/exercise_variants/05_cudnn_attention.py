@@ -388,6 +388,24 @@ def max_seq_len(budget_bytes, batch, heads, dtype):
     return math.isqrt(budget_bytes // per_position_pair)
 """,
     },
+    "task 1: tanh written out with exp (NaN once a score passes about 44 caps)": {
+        "task1-solution": """
+def softcap_attention(q, k, v, cap, is_causal=False):
+    B, T, N, H = q.shape
+    S, K = k.shape[1], k.shape[2]
+    G = N // K
+    kk = jnp.repeat(k, G, axis=2)
+    vv = jnp.repeat(v, G, axis=2)
+    s = jnp.einsum("btnh,bsnh->bnts", q, kk) / math.sqrt(H)
+    # tanh written out: (e^{2z} - 1) / (e^{2z} + 1)
+    e = jnp.exp(2.0 * s / cap)
+    s = cap * (e - 1.0) / (e + 1.0)
+    if is_causal:
+        s = jnp.where(jnp.tril(jnp.ones((T, S), dtype=bool)), s, -jnp.inf)
+    w = jax.nn.softmax(s, axis=-1)
+    return jnp.einsum("bnts,bsnh->btnh", w, vv)
+""",
+    },
 }
 
 CORRECT = {

@@ -918,6 +918,69 @@ def row_logsumexp(x, block_rows):
     )(x)
 """,
     },
+    "task 1: masks only when the rows do not divide into tiles (columns overrun unmasked)": {
+        "task1-solution": """
+def affine_silu(x, scale, shift, block):
+    rows, cols = x.shape
+    br, bc = block
+    ragged = rows % br != 0  # the last row of tiles reaches past the array
+
+    def kernel(x_ref, scale_ref, shift_ref, o_ref):
+        if ragged:
+            r = pl.program_id(0) * br + lax.broadcasted_iota(jnp.int32, (br, bc), 0)
+            c = pl.program_id(1) * bc + lax.broadcasted_iota(jnp.int32, (br, bc), 1)
+            inside = (r < rows) & (c < cols)
+            columns = pl.program_id(1) * bc + jnp.arange(bc) < cols
+            h = pltriton.load(x_ref, mask=inside, other=0).astype(jnp.float32)
+            h = h * pltriton.load(scale_ref, mask=columns, other=0).astype(jnp.float32)
+            h = h + pltriton.load(shift_ref, mask=columns, other=0).astype(jnp.float32)
+            pltriton.store(o_ref, jax.nn.silu(h).astype(o_ref.dtype), mask=inside)
+        else:  # whole tiles: plain loads and stores
+            h = x_ref[...].astype(jnp.float32) * scale_ref[...].astype(jnp.float32)
+            h = h + shift_ref[...].astype(jnp.float32)
+            o_ref[...] = jax.nn.silu(h).astype(o_ref.dtype)
+
+    tile = pl.BlockSpec((br, bc), lambda i, j: (i, j))
+    column = pl.BlockSpec((bc,), lambda i, j: (j,))
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[tile, column, column],
+        out_specs=tile,
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    "task 2: a plain load when cols is a power of two (the last group's rows unmasked)": {
+        "task2-solution": """
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    width = pl.next_power_of_2(cols)
+
+    def kernel(x_ref, o_ref):
+        r = pl.program_id(0) * block_rows + jnp.arange(block_rows)  # rows of this group
+        if width == cols:
+            # the row is already a power of two wide: no padding, nothing to mask on load
+            v = x_ref[...]
+        else:
+            inside = (r[:, None] < rows) & (jnp.arange(width)[None, :] < cols)
+            v = pltriton.load(x_ref, mask=inside, other=-jnp.inf)
+        m = jnp.max(v, axis=1)
+        m = jnp.where(jnp.isfinite(m), m, 0.0)
+        lse = m + jnp.log(jnp.sum(jnp.exp(v - m[:, None]), axis=1))
+        pltriton.store(o_ref, lse, mask=r < rows)
+
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, width), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
 }
 
 CORRECT = {
