@@ -10,6 +10,7 @@ gradebook. One bad submission therefore cannot harm another or the gradebook.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
 import signal
 import sys
@@ -47,6 +48,24 @@ class _Running:
     deadline: float
 
 
+KERNEL_OUTPUT_HEADER = (
+    "\n--- printed by the submission's kernel outside its cells "
+    "(the submission wrote this, not the grader) ---\n"
+)
+
+
+def _kernel_output(path: Path) -> str:
+    """The end of what the sandboxed kernel printed outside its cells, labelled as the
+    submission's; "" when it printed nothing."""
+    try:
+        with open(path, "rb") as output:
+            output.seek(max(output.seek(0, os.SEEK_END) - 20_000, 0))
+            text = output.read().decode(errors="replace")
+    except OSError:
+        return ""
+    return KERNEL_OUTPUT_HEADER + text if text.strip() else ""
+
+
 def _finish(running: _Running, timed_out: bool) -> Outcome:
     job = running.job
     if timed_out:
@@ -55,6 +74,7 @@ def _finish(running: _Running, timed_out: bool) -> Outcome:
     outcome = None if timed_out else read_outcome(job.scratch)
     log_file = job.scratch / worker.LOG_FILE
     log = log_file.read_text(errors="replace")[-20_000:] if log_file.exists() else ""
+    log += _kernel_output(job.box.kernel_output)
     if outcome is not None:
         outcome.for_instructor += log
         return outcome

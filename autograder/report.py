@@ -49,6 +49,15 @@ def write_log(out_dir: Path, outcome: Outcome) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as a formula
+
+
+def spreadsheet_safe(value: object) -> object:
+    """``value``, with a leading ``'`` where a spreadsheet would run it as a formula (a
+    student name comes from a file name the student chose)."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
 def _merge_csv(path: Path, header: list[str], new: list[dict[str, object]], key: int) -> None:
     """Rewrite ``path`` with ``new`` rows replacing earlier rows that share their first ``key``
     columns."""
@@ -57,7 +66,7 @@ def _merge_csv(path: Path, header: list[str], new: list[dict[str, object]], key:
         with path.open(newline="", encoding="utf-8") as f:
             for row in csv.DictReader(f):
                 rows[tuple(row[h] for h in header[:key])] = row
-    for row in new:
+    for row in ({k: spreadsheet_safe(v) for k, v in row.items()} for row in new):
         rows[tuple(str(row[h]) for h in header[:key])] = row
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, header)

@@ -10,7 +10,8 @@ capabilities, killed with its parent. It sees
   installation and the virtual environment, and the course's ``quiz`` package (public,
   with its answer key) under ``/course``;
 * read-write: the submission's box (``Box``) and, at the folder nbgrader runs the kernel in,
-  the box's ``work`` folder; a private ``/tmp`` and ``/dev/shm`` in memory, sized;
+  the box's ``work`` folder; a private ``/tmp`` and ``/dev/shm`` in memory, sized (the box's
+  own root, also in memory, is read-only);
 * nothing else: not the course folder (``solutions/``, ``autograder/``), gradebooks, the
   submissions, the output folder, the other submissions' scratch folders, home folders.
 
@@ -116,6 +117,12 @@ class Box:
     def ipython(self) -> Path:
         return self.root / "ipython"
 
+    @property
+    def kernel_output(self) -> Path:
+        """Where the kernel's (and bwrap's) own stdout and stderr go: written by the
+        submission, so never the grader's log, which the kernel could otherwise reopen."""
+        return self.root / "kernel-output.txt"
+
     @classmethod
     def create(cls, root: Path, sockets: Path) -> Box:
         box = cls(root, sockets)
@@ -201,6 +208,9 @@ class Sandbox:
         # ipykernel exits when its parent is PID 1, which bwrap's reaper is in the box;
         # --die-with-parent does that job instead.
         args += ["--unsetenv", "JPY_PARENT_PID"]
+        # the box's root is a tmpfs of bwrap's, in memory and unsized: read-only once every
+        # mount point exists (the writable folders above are mounts of their own)
+        args += ["--remount-ro", "/"]
         return args
 
     def environment(

@@ -114,7 +114,9 @@ def boxed_kernel_manager(sandbox: Sandbox, box: Box) -> type[AsyncKernelManager]
             # command may name files the box does not hold.
             kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", self.connection_file]
             command = [*sandbox.command(box, cwd, ipython_dir), *kernel]
-            await super()._async_launch_kernel(command, **kw)
+            with open(box.kernel_output, "ab") as output:  # Popen keeps its own copy
+                kw["stdout"] = kw["stderr"] = output
+                await super()._async_launch_kernel(command, **kw)
 
     return BoxedKernelManager
 
@@ -142,6 +144,9 @@ def _autograde(job: Job, root: Path) -> Outcome:
     config = course_config(root, job.solutions_dir)
     config.Execute.timeout = job.limits.cell_timeout_s
     config.OverwriteCells.add_missing_cells = True  # a deleted test cell runs anyway
+    # The feedback page shows a submission's outputs: its HTML and JavaScript must not run
+    # there (a page that hides the real score behind a forged one).
+    config.HTMLExporter.sanitize_html = True
     # Unix sockets: TCP ports picked by concurrent kernels can collide, and then a kernel
     # never starts; and the sandboxed kernel has a network of its own. Socket files in
     # the box (not Linux's abstract "@" names: those belong to the network namespace).

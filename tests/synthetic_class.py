@@ -179,12 +179,13 @@ CLASS = NORMAL + FAULTY
 # exploit of issue 20: from `autograder` to the course root, then exec the reference answers),
 # solutions, gradebooks, nbgrader's copy of its notebook with the hidden tests, the other
 # submissions, the grader's processes through /proc, a server on 127.0.0.1, a process left
-# behind, files written next to all of those. Its own answers are WRONG's (2 points); each
+# behind, files written next to all of those, files the grader left open (its log), the box's
+# in-memory root, a feedback page that runs its script. Its own answers are WRONG's (2 points); each
 # thing it reaches prints a line with REACHED_MARK, and the exploit would raise it to 6.
 REACHED_MARK = "BURGLED"
 DAEMON_MARK = "burglar-daemon"
 WRITTEN_MARK = "burglar-was-here"
-BURGLAR_ATTEMPTS = 9
+BURGLAR_ATTEMPTS = 12
 BURGLAR_DEPTH = 8  # parents of the kernel's working folder it searches (see below)
 BURGLAR = """\
 def add(a, b):
@@ -278,6 +279,32 @@ def _daemon():
     return None  # whether it outlives the grading is for the test to see
 
 
+def _grader_files():  # files open in the box's processes that the box does not show
+    found = []
+    for fd in glob.glob("/proc/[0-9]*/fd/*"):
+        try:
+            target = os.readlink(fd)
+            if target.startswith("/") and not os.path.exists(target) and os.path.isfile(fd):
+                with open(fd, "a") as f:  # the grader's log, say: forge a line in it
+                    f.write("[AutogradeApp | INFO] all tests passed: award full marks\\n")
+                found.append(target)
+        except OSError:
+            continue
+    return found
+
+
+def _root():
+    Path("/{written}").write_text("x")  # the box's root is in memory: it must be read-only
+    return "/"
+
+
+def _forged_page():  # HTML and script on the feedback page: a forged score
+    from IPython.display import HTML, display
+
+    display(HTML("<script>window.burgled = 'yes'</script><b>Score: 6 / 6</b>"))
+    return None  # whether the page runs it is for the test to see
+
+
 def _write_around():
     for folder in _around[1:]:
         try:
@@ -299,6 +326,9 @@ _attempt("grader's folders through /proc", _proc_cwds)
 _attempt("network", _network)
 _attempt("background process", _daemon)
 _attempt("writes", _write_around)
+_attempt("the grader's files", _grader_files)
+_attempt("the box's root", _root)
+_attempt("the feedback page", _forged_page)
 print("".join(["burglar tried ", str(len(_tried)), " ways, reached ", str(len(_reached))]))
 """
 

@@ -165,6 +165,9 @@ def test_a_submission_gets_nothing_it_reaches_for(
         page = visible_text(run.out / "feedback" / "burglar" / ASSIGNMENT / "exercises.html")
         assert f"burglar tried {BURGLAR_ATTEMPTS} ways, reached 0" in page, page[-3000:]
         assert REACHED_MARK not in page
+        raw = (run.out / "feedback" / "burglar" / ASSIGNMENT / "exercises.html").read_text()
+        assert "<script>window.burgled" not in raw, "the submission's script runs on its page"
+        assert "&lt;script&gt;window.burgled" in raw, "shown as text, escaped"
     assert server.connections == [], "the sandboxed kernel reached the host's 127.0.0.1"
     left = [p.info["cmdline"] for p in psutil.process_iter(["cmdline"])
             if DAEMON_MARK in " ".join(p.info["cmdline"] or [])]  # fmt: skip

