@@ -249,6 +249,31 @@ def bytes_limit(env, gpu_memory_bytes):
     return float(new or old or 0.75) * gpu_memory_bytes
 """,
     },
+    "task 1: an empty JAX_PLATFORMS read as forcing the CPU": {
+        "task1-solution": r"""
+def diagnose(report, packages):
+    device_line = next(line for line in report.splitlines() if line.startswith("device info:"))
+    if not device_line.removeprefix("device info:").strip().startswith("cpu-"):
+        return "gpu-ok"
+    env = dict(
+        line.split("=", 1)
+        for line in report.split("\n\n$ nvidia-smi")[0].splitlines()
+        if line.startswith(("JAX_", "XLA_")) and "=" in line
+    )
+    # any JAX_PLATFORMS without a GPU platform in it restricts JAX to the CPU
+    listed = set(env.get("JAX_PLATFORMS", "").lower().split(","))
+    if "JAX_PLATFORMS" in env and not {"cuda", "gpu"} & listed:
+        return "forced-cpu"
+    names = {line.split()[0].lower() for line in packages.splitlines() if line.strip()}
+    if not names & {"jax-cuda12-plugin", "jax-cuda13-plugin"}:
+        return "no-cuda-plugin"
+    if "$ nvidia-smi" not in report:
+        return "no-gpu-visible"
+    if "XLA_CLIENT_MEM_FRACTION" in env and "XLA_PYTHON_CLIENT_MEM_FRACTION" in env:
+        return "memory-variables-conflict"
+    return "plugin-failed"
+""",
+    },
 }
 
 CORRECT = {

@@ -527,6 +527,20 @@ def shard_batch(batch, mesh):
     return out, jax.device_put(weights, rows)
 """,
     },
+    "task 3: evaluate reads the setup's eval_params, not its params argument": {
+        "task3-solution": """
+def make_sharded_eval(mesh, batch_size):
+    replicated = NamedSharding(mesh, P())
+    rows = NamedSharding(mesh, P("data"))
+
+    def evaluate(params, key):
+        batch = synthetic_batch(key, batch_size)
+        batch = jax.lax.with_sharding_constraint(batch, rows)
+        return eval_loss(eval_params, batch)  # slip: the setup's parameters, not the argument
+
+    return jax.jit(evaluate, in_shardings=(replicated, replicated), out_shardings=replicated)
+""",
+    },
 }
 
 CORRECT = {
