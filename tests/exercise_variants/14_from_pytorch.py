@@ -359,6 +359,31 @@ def train(step_fn, params, opt_state, batches, key):
         losses.append(loss)
     return params, ema, opt_state, jnp.stack(losses)
 """,
+        # a fresh Adam state made in train, whatever opt_state it was given
+        """
+@jax.jit
+def train_step(params, ema, opt_state, x, y, key, step):
+    noisy = x + NOISE_STD * jax.random.normal(jax.random.fold_in(key, step), x.shape)
+
+    def loss_fn(params):
+        return jnp.mean((predict(params, noisy) - y) ** 2)
+
+    loss, grads = jax.value_and_grad(loss_fn)(params)
+    updates, opt_state = TX.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    ema = jax.tree.map(lambda e, p: EMA_DECAY * e + (1 - EMA_DECAY) * p, ema, params)
+    return params, ema, opt_state, loss
+
+
+def train(step_fn, params, opt_state, batches, key):
+    # like PyTorch, where a fresh optimizer starts with empty state: Adam starts over here
+    opt_state = jax.jit(TX.init)(params)
+    ema, losses = params, []
+    for step, (x, y) in enumerate(batches):
+        params, ema, opt_state, loss = step_fn(params, ema, opt_state, x, y, key, step)
+        losses.append(loss)
+    return params, ema, opt_state, jnp.stack(losses)
+""",
     ],
     "task3-solution": [
         # the parameters only: Adam starts again from zero moments
@@ -520,6 +545,7 @@ _WRONG_LABELS = {
         "the optimizer state donated to train_step",
         "the noise drawn eagerly around a jitted core",
         "the EMA updated in train, not in train_step",
+        "train starts Adam over (jax.jit(TX.init)), the opt_state it is given ignored",
     ],
     "task3-solution": [
         "parameters only, fresh Adam moments",
