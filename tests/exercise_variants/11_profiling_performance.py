@@ -683,6 +683,37 @@ def fast_fit(loss_fn, params, batches, lrs, log_every):
     return params, history, best
 """,
     },
+    "task 1: overlapping events of an operation merged (busy time, not the sum of durations)": {
+        "task1-solution": """
+def top_operation(log_dir):
+    # device time as busy time: overlapping events of one operation on one plane count once
+    (path,) = Path(log_dir).rglob("*.xplane.pb")
+    profile = jax.profiler.ProfileData.from_file(str(path))
+    per_plane = {}
+    for plane in profile.planes:
+        for line in plane.lines:
+            for event in line.events:
+                stats = dict(event.stats)
+                if "hlo_op" in stats:
+                    per_plane.setdefault(plane.name, {}).setdefault(stats["hlo_op"], []).append(
+                        (event.start_ns, event.start_ns + event.duration_ns)
+                    )
+    device = [name for name in per_plane if name.startswith("/device:")]
+    planes = device or list(per_plane)
+    totals = {}
+    for plane in planes:
+        for op, spans in per_plane[plane].items():
+            busy, end = 0.0, -float("inf")
+            for a, b in sorted(spans):
+                if b <= end:
+                    continue
+                busy += b - max(a, end)
+                end = b
+            totals[op] = totals.get(op, 0.0) + busy
+    name = max(totals, key=totals.get)
+    return str(name), float(totals[name] / sum(totals.values()))
+""",
+    },
 }
 
 CORRECT = {
