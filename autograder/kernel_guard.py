@@ -7,10 +7,11 @@ loads it as a module of its own, outside ``sys.modules`` and the student's names
 Hidden tests run in the same kernel after the student's code, so an answer cell could replace
 what they call (``np.allclose = lambda *a, **k: True``), rebind a helper a locked cell defined,
 or change how IPython runs the next cells. Before each locked or graded cell this guard puts
-back every function, class and module that the public namespaces of the Python, NumPy, JAX,
-Flax, Optax, Orbax and quiz modules held when they were imported, the methods of those classes
-and of JAX's array type, the names the locked cells bound, IPython's cell machinery, and no
-trace hook. After a graded cell it checks that all of
+back every function, class and module that the public namespaces of the Python (the standard
+library modules tests use), NumPy, JAX, Flax, Optax, Orbax and quiz modules held when they were
+imported, the methods of those classes and of JAX's array type, the names the locked cells
+bound and the methods and code of the classes and functions they defined, IPython's cell
+machinery, and no trace hook. After a graded cell it checks that all of
 that is still in place and publishes a receipt keyed with a secret the grader wrote for this
 kernel alone; the grader gives no points to a graded cell without an intact receipt.
 
@@ -37,7 +38,9 @@ from IPython.core.interactiveshell import ExecutionResult
 # left alone: JAX fills in module attributes of its private modules long after importing them.
 GUARDED_MODULES = re.compile(
     r"builtins|math|cmath|operator|functools|itertools|statistics|json|os|os\.path|pathlib"
-    r"|shutil|tempfile|time|numpy(\..+)?|IPython\.core\.interactiveshell"
+    r"|shutil|tempfile|time|subprocess|sys|re|random|warnings|contextlib|io|glob|signal"
+    r"|threading|atexit|importlib|collections|copy|inspect|textwrap|base64|zlib|hashlib|pickle"
+    r"|csv|socket|struct|numpy(\..+)?|IPython\.core\.interactiveshell"
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
     r"|optax|flax|flax\.nnx|orbax|orbax\.checkpoint|quiz(\..+)?"
 ).fullmatch
@@ -312,6 +315,12 @@ class _CourseGuard:
         for k, v in self.shell.user_ns.items():
             if not IPYTHON_NAMES(k) and self.names_before.get(k, self.names_before) is not v:
                 self.trusted_names[k] = v
+                # what a locked cell defined is guarded as a library's is: a class's methods
+                # (FakeArray._wait) and a function's code, not only the name bound to them
+                if isinstance(v, type):
+                    self.watch_class(v)
+                else:
+                    self.watch_function(v)
         if self.grade_id is None:
             return
         found = self.changes() if self.transformed_as_written else ["the cell was transformed"]

@@ -18,7 +18,10 @@ from nbclient import NotebookClient
 from autograder import guard
 from autograder.config import CELL_TIMEOUT_S, kernel_client_config
 
-SETUP = "import numpy as np\nimport quiz\n\n\ndef helper():\n    return 1\n"
+SETUP = (
+    "import subprocess\n\nimport numpy as np\nimport quiz\n\n\ndef helper():\n    return 1\n\n\n"
+    "class Device:  # a test's fake device\n    def waits(self):\n        return 1\n"
+)
 TESTS = {
     "test-values": (
         "assert not np.allclose(0.0, 1.0)\n"
@@ -28,6 +31,8 @@ TESTS = {
         "import numpy\nassert numpy is np\n"
         "import pathlib\nassert not pathlib.Path('/no/such/file').exists()\n"
         "assert 'is_relative_to' not in vars(pathlib.Path)\n"
+        "assert Device().waits() == 1\n"
+        "assert subprocess.run(['true']).returncode == 0\n"
     ),
     "test-raises": (
         "try:\n    np.testing.assert_allclose(0.0, 1.0)\nexcept AssertionError:\n    pass\n"
@@ -85,6 +90,10 @@ UNDONE = {
         "_send = session.send\n"
         "session.send = lambda stream, kind, *a, **k: None if kind == 'error' else _send("
         "stream, kind, *a, **k)"
+    ),
+    "patches a method of a class a locked cell defined": "Device.waits = lambda self: 2",
+    "patches the standard library (subprocess)": (
+        "import subprocess\nsubprocess.run = lambda *a, **k: type('R', (), {'returncode': 7})()"
     ),
     "honest code beside the tests": (
         "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
