@@ -406,6 +406,25 @@ def softcap_attention(q, k, v, cap, is_causal=False):
     return jnp.einsum("bnts,bsnh->btnh", w, vv)
 """,
     },
+    "task 4: temp_bytes cached by shapes alone (a bfloat16 call gets float32's bytes)": {
+        "task4-solution": """
+_TEMP_CACHE = {}
+
+
+def temp_bytes(fn, *args):
+    # compile each function once per argument shapes (compiling is slow)
+    key = (fn, tuple(tuple(a.shape) for a in args))
+    if key not in _TEMP_CACHE:
+        compiled = jax.jit(fn).lower(*args).compile()
+        _TEMP_CACHE[key] = int(compiled.memory_analysis().temp_size_in_bytes)
+    return _TEMP_CACHE[key]
+
+
+def growth_exponent(lengths, sizes):
+    slope, _intercept = np.polyfit(np.log(lengths), np.log(sizes), 1)
+    return float(slope)
+""",
+    },
 }
 
 CORRECT = {

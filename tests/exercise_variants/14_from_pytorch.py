@@ -217,6 +217,32 @@ class RunningNorm(nnx.Module):
         self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
         return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
 """,
+        # the count unsigned, as nnx.Optimizer's step (PyTorch's count is signed)
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features, momentum=0.1, eps=1e-5):
+        self.momentum, self.eps = momentum, eps
+        self.use_running_average = False
+        self.scale = nnx.Param(jnp.ones(features))
+        self.running_mean = nnx.BatchStat(jnp.zeros(features))
+        self.running_var = nnx.BatchStat(jnp.ones(features))
+        # a count never goes negative: unsigned, like nnx.Optimizer's step
+        self.num_batches_tracked = nnx.BatchStat(jnp.zeros((), jnp.uint32))
+
+    def __call__(self, x):
+        if self.use_running_average:
+            mean, var = self.running_mean[...], self.running_var[...]
+        else:
+            n = x.shape[0]
+            mean, var = x.mean(0), x.var(0)
+            m = self.momentum
+            batch_mean = jax.lax.stop_gradient(mean)
+            self.running_mean[...] = (1 - m) * self.running_mean[...] + m * batch_mean
+            unbiased = jax.lax.stop_gradient(var) * n / (n - 1)
+            self.running_var[...] = (1 - m) * self.running_var[...] + m * unbiased
+            self.num_batches_tracked[...] = self.num_batches_tracked[...] + 1
+        return (x - mean) / jnp.sqrt(var + self.eps) * self.scale[...]
+""",
     ],
     "task2-solution": [
         # the same key at every step: the same noise every time
@@ -528,6 +554,7 @@ _WRONG_LABELS = {
         "one-pass variance, which cancels far from zero",
         "the mode kept in deterministic, no use_running_average",
         "eval mode with a fixed eps of 1e-5 instead of self.eps",
+        "the count as uint32, as nnx.Optimizer's step",
     ],
     "task2-solution": [
         "the same key at every step",
