@@ -48,6 +48,8 @@ class _Running:
     deadline: float
 
 
+LOG_TAIL = 20_000  # characters of a log kept for the instructor: its end, where errors are
+
 KERNEL_OUTPUT_HEADER = (
     "\n--- printed by the submission's kernel outside its cells "
     "(the submission wrote this, not the grader) ---\n"
@@ -59,7 +61,7 @@ def _kernel_output(path: Path) -> str:
     submission's; "" when it printed nothing."""
     try:
         with open(path, "rb") as output:
-            output.seek(max(output.seek(0, os.SEEK_END) - 20_000, 0))
+            output.seek(max(output.seek(0, os.SEEK_END) - LOG_TAIL, 0))
             text = output.read().decode(errors="replace")
     except OSError:
         return ""
@@ -73,7 +75,7 @@ def _finish(running: _Running, timed_out: bool) -> Outcome:
     running.process.join()
     outcome = None if timed_out else read_outcome(job.scratch)
     log_file = job.scratch / worker.LOG_FILE
-    log = log_file.read_text(errors="replace")[-20_000:] if log_file.exists() else ""
+    log = log_file.read_text(errors="replace")[-LOG_TAIL:] if log_file.exists() else ""
     log += _kernel_output(job.box.kernel_output)
     if outcome is not None:
         outcome.for_instructor += log
