@@ -584,6 +584,28 @@ def make_train_step(loss_fn, tx):
     return train_step
 """,
     },
+    "the next state key folded from the loss_fn key with a constant past 1023": {
+        "task1-solution": _t1("""
+def make_train_step(loss_fn, tx):
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def train_step(state, batch):
+        # this step's key from the state's; the next state's key chained from it
+        step_key = jax.random.split(state["key"])[1]
+        next_key = jax.random.fold_in(step_key, 12345)
+        (loss, aux), grads = grad_fn(state["params"], batch, step_key)
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new_state = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": next_key,
+            "step": state["step"] + 1,
+        }
+        return new_state, {"loss": loss, **aux}
+
+    return train_step
+"""),
+    },
     "adamw with eps=1e-6 instead of its default": {
         "task2-solution": """
 def make_schedule(peak_lr, warmup_steps, total_steps, end_lr):
@@ -657,6 +679,22 @@ def accumulated_grads(loss_fn, params, batch, num_micro):
 }
 
 CORRECT = {
+    "the losses out of the scan as its output, their mean": {
+        "task3-solution": """
+def accumulated_grads(loss_fn, params, batch, num_micro):
+    size = jax.tree.leaves(batch)[0].shape[0]
+    if size % num_micro:
+        raise ValueError(f"batch of {size} cannot be split into {num_micro} equal parts")
+    micro = jax.tree.map(lambda a: a.reshape(num_micro, size // num_micro, *a.shape[1:]), batch)
+
+    def body(grad_sum, mb):
+        loss, grads = jax.value_and_grad(loss_fn)(params, mb)
+        return jax.tree.map(jnp.add, grad_sum, grads), loss  # the losses come out of the scan
+
+    grad_sum, losses = jax.lax.scan(body, jax.tree.map(jnp.zeros_like, params), micro)
+    return jnp.mean(losses), jax.tree.map(lambda g: g / num_micro, grad_sum)
+""",
+    },
     "fold_in keys, a jitted step, the update by tree_map": {
         "task1-solution": """
 def init_state(params, tx, key):
