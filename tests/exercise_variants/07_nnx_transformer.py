@@ -337,6 +337,21 @@ def train_step(model, optimizer, inputs, targets):
     return float(loss)
 """,
     },
+    "temperatures below 0.05 taken as greedy": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for _ in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        if temperature < 0.05:  # tiny temperatures: logits / T overflows, so take the argmax
+            token = jnp.argmax(logits)
+        else:
+            key, subkey = jax.random.split(key)
+            token = jax.random.categorical(subkey, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
     "the same key at every step": {
         "task4-solution": """
 def sample(next_logits, prompt, n_new, key, temperature=1.0):
