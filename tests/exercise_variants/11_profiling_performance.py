@@ -830,4 +830,34 @@ def fast_fit(loss_fn, params, batches, lrs, log_every):
     return params, history, float(best)
 """,
     },
+    "task 3 through jax.vjp with a float16 cotangent, optax.tree_utils.tree_cast": {
+        "task3-solution": """
+import optax
+
+def scaled_grad(loss_fn, params, batch, scale):
+    half_params = optax.tree_utils.tree_cast(params, jnp.float16)
+    half_batch = tuple(jnp.asarray(b, dtype=jnp.float16) for b in batch)
+    loss16, pullback = jax.vjp(lambda p: loss_fn(p, half_batch), half_params)
+    # d(scale * loss)/dp: pull back the cotangent `scale` (in float16, like the loss)
+    (g16,) = pullback(jnp.asarray(scale, loss16.dtype))
+    # finiteness on the float16 gradient (an inf stays an inf in float32)
+    finite = bool(
+        jax.tree_util.tree_reduce(
+            jnp.logical_and, jax.tree_util.tree_map(lambda g: jnp.isfinite(g).all(), g16), True
+        )
+    )
+    grads = jax.tree_util.tree_map(lambda g: jnp.asarray(g, jnp.float32) / scale, g16)
+    return grads, finite
+
+
+def update_scale(scale, finite, good_steps, growth_interval=200):
+    if finite:
+        good_steps = good_steps + 1
+        if good_steps == growth_interval:
+            scale, good_steps = scale * 2, 0
+    else:
+        scale, good_steps = scale * 0.5, 0
+    return scale, good_steps
+""",
+    },
 }

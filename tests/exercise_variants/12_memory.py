@@ -892,4 +892,65 @@ def merge_lora(model):
     return merged
 """,
     },
+    "task 1: one module-level jit, the policy static; first by (flops, bytes) that fits": {
+        "task1-solution": """
+_grad_of_loss = jax.jit(jax.grad(stack_loss), static_argnums=2)
+
+
+def policy_table(params, x, candidates):
+    out = {}
+    for name in candidates:
+        compiled = _grad_of_loss.lower(params, x, candidates[name]).compile(ANALYSIS_OPTIONS)
+        costs = compiled.cost_analysis()
+        if isinstance(costs, (list, tuple)):
+            costs = costs[0]
+        out[name] = (compiled.memory_analysis().temp_size_in_bytes, costs["flops"])
+    return out
+
+
+def pick_policy(table, budget):
+    ranked = sorted(table.items(), key=lambda item: (item[1][1], item[1][0]))
+    for name, (temp_bytes, _flops) in ranked:
+        if temp_bytes <= budget:
+            return name
+    return None
+""",
+    },
+    "task 3: adapters made from the last chosen layer down, trained without nnx.jit": {
+        "task3-solution": """
+def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
+    chosen = range(len(model.layers)) if targets is None else targets
+    # adapters built from the last chosen layer down
+    for i in sorted(chosen, reverse=True):
+        layer = model.layers[i]
+        model.layers[i] = nnx.LoRA(
+            in_features=layer.in_features,
+            lora_rank=rank,
+            out_features=layer.out_features,
+            base_module=layer,
+            rngs=rngs,
+        )
+    optimizer = nnx.Optimizer(model, optax.adam(learning_rate), wrt=nnx.LoRAParam)
+    adapters_only = nnx.DiffState(0, nnx.LoRAParam)
+    for _ in range(steps):  # eager steps, no jit
+        grads = nnx.grad(mse, argnums=adapters_only)(model, x, y)
+        optimizer.update(model, grads)
+    return optimizer
+""",
+    },
+    "task 4: a deep copy whose base layers get kernel += A @ B": {
+        "task4-solution": """
+import copy
+
+
+def merge_lora(model):
+    merged = copy.deepcopy(model)  # nothing shared with the adapted model
+    for i, layer in enumerate(merged.layers):
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module  # the copy's own Linear: fold the adapter into it
+            base.kernel[...] = base.kernel[...] + layer.lora_a[...] @ layer.lora_b[...]
+            merged.layers[i] = base
+    return merged
+""",
+    },
 }

@@ -468,7 +468,36 @@ class RunningNorm(nnx.Module):
         self.running_var[...] += self.momentum * (unbiased - self.running_var[...])
         self.num_batches_tracked[...] += 1
         return (x - mean) * jax.lax.rsqrt(jnp.var(x, axis=0) + self.eps) * self.scale[...]
-"""
+""",
+        """
+class RunningNorm(nnx.Module):
+    def __init__(self, features: int, momentum: float = 0.1, eps: float = 1e-5):
+        self.features = features
+        self.momentum = momentum
+        self.eps = eps
+        self.scale = nnx.Param(jnp.ones((features,), jnp.float32))
+        self.running_mean = nnx.BatchStat(jnp.zeros((features,), jnp.float32))
+        self.running_var = nnx.BatchStat(jnp.ones((features,), jnp.float32))
+        self.num_batches_tracked = nnx.BatchStat(jnp.array(0, dtype=jnp.int32))
+        self.use_running_average = False
+
+    def __call__(self, x):
+        if not self.use_running_average:
+            n = x.shape[0]
+            mean = jnp.mean(x, axis=0)
+            centred = x - mean
+            var = jnp.mean(centred * centred, axis=0)
+            # buffers updated without stop_gradient: nothing differentiates through them
+            m = self.momentum
+            self.running_mean[...] = self.running_mean[...] * (1 - m) + m * mean
+            self.running_var[...] = self.running_var[...] * (1 - m) + m * (var * (n / (n - 1)))
+            self.num_batches_tracked[...] += 1
+        else:
+            mean = self.running_mean[...]
+            var = self.running_var[...]
+            centred = x - mean
+        return centred / jnp.sqrt(var + self.eps) * self.scale[...]
+""",
     ],
     "task2-solution": [
         """
@@ -539,7 +568,28 @@ def load_train_state(model, optimizer, checkpoint):
     cast = jax.tree.map(lambda new, old: jnp.asarray(new, old.dtype), wanted, like)
     nnx.replace_by_pure_dict(optimizer_state, cast)
     nnx.update(optimizer, optimizer_state)
-"""
+""",
+        """
+def load_train_state(model, optimizer, checkpoint):
+    names = {"Dense_0": "encoder", "LayerNorm_0": "norm", "Dense_1": "head"}
+    # the parameters: assigned variable by variable
+    for layer, leaves in checkpoint["params"].items():
+        module = getattr(model, names[layer])
+        for leaf, value in leaves.items():
+            variable = getattr(module, leaf)
+            variable[...] = jnp.asarray(value, variable[...].dtype)
+    # Adam's state lives in the optimizer's variables: the same, leaf by leaf
+    adam = optimizer.opt_state[0]
+    saved = checkpoint["opt_state"]["0"]
+    for moment in ("mu", "nu"):
+        tree = getattr(adam, moment)
+        for layer, leaves in saved[moment].items():
+            for leaf, value in leaves.items():
+                variable = tree[names[layer]][leaf]
+                variable[...] = jnp.asarray(value, variable[...].dtype)
+    adam.count[...] = jnp.asarray(saved["count"], adam.count[...].dtype)
+    optimizer.step[...] = jnp.asarray(checkpoint["step"], optimizer.step[...].dtype)
+""",
     ],
 }
 
@@ -583,13 +633,19 @@ _WRONG_LABELS = {
     ],
 }
 _CORRECT_LABELS = {
-    "task1-solution": ["increments in place, ddof=1, rsqrt"],
+    "task1-solution": [
+        "increments in place, ddof=1, rsqrt",
+        "no stop_gradient on the buffer updates, the count raised with +=",
+    ],
     "task2-solution": [
         "optax.incremental_update, jnp.array of the losses",
         "jnp.hstack of the losses, jnp.isfinite on the device",
         "jnp.concatenate of one-element arrays",
     ],
-    "task3-solution": ["one recursive conversion, each leaf cast to the optimizer's dtype"],
+    "task3-solution": [
+        "one recursive conversion, each leaf cast to the optimizer's dtype",
+        "each variable assigned with [...], the step cast to the optimizer's dtype",
+    ],
 }
 
 WRONG = {
