@@ -9,14 +9,18 @@ receipt is missing or says disturbed, and the grader gives the cell no points.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 from pathlib import Path
 
 import nbformat
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
 from nbclient import NotebookClient
 
 from autograder import guard
-from autograder.config import CELL_TIMEOUT_S, kernel_client_config
+from autograder.config import CELL_TIMEOUT_S, SOLUTIONS_DIR, kernel_client_config
+from autograder.kernel_guard import GUARDED_MODULES
 
 SETUP = (
     "import subprocess\n\nimport numpy as np\nimport quiz\n\n\ndef helper():\n    return 1\n\n\n"
@@ -237,3 +241,37 @@ def test_the_guard_undoes_patches_to_jax_classes(tmp_path: Path) -> None:
     notebook, disturbed = _run(answer, tmp_path, JAX_SETUP, JAX_TESTS)
     assert disturbed == []
     assert [_errors(cell) for cell in notebook.cells[2:]] == [[], []]
+
+
+def imported_modules(source: str) -> set[str]:
+    """The modules whose names a cell uses: `import a.b` gives a.b, `from a import b` gives
+    a.b where that is a module and a where b is a name in it."""
+    tree = ast.parse(TransformerManager().transform_cell(source))  # magics as plain calls
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            package = importlib.util.find_spec(node.module).submodule_search_locations
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                is_module = package is not None and importlib.util.find_spec(name) is not None
+                modules.add(name if is_module else node.module)
+    return modules
+
+
+def test_every_module_the_tests_import_is_guarded() -> None:
+    """A test that imports a module after the answer ran gets the module as the answer left
+    it: one the guard does not restore (tracemalloc, once) lets an answer fake a measurement."""
+    unguarded: dict[str, list[str]] = {}
+    for path in sorted(SOLUTIONS_DIR.glob("*/exercises.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code" or meta.get("solution"):
+                continue  # answers may import what they like
+            for module in sorted(imported_modules(cell.source)):
+                if not GUARDED_MODULES(module):
+                    unguarded.setdefault(module, []).append(
+                        f"{path.parent.name} {meta.get('grade_id')}"
+                    )
+    assert not unguarded, f"modules the tests import that the guard leaves alone: {unguarded}"

@@ -64,6 +64,22 @@ def test_exercises_have_three_tasks_with_visible_and_hidden_tests(assignment: st
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_code_cell_is_an_answer_or_locked(assignment: str) -> None:
+    """A code cell without nbgrader's metadata is graded as the student left it: a test that
+    used a name it defines (an example's helper) could be fooled by an edit there."""
+    free = [
+        cell.id
+        for cell in _cells(assignment)
+        if cell.cell_type == "code"
+        and not (
+            cell.metadata.get("nbgrader", {}).get("solution")
+            or cell.metadata.get("nbgrader", {}).get("locked")
+        )
+    ]
+    assert not free, f"code cells neither answers nor locked: {free}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_released_notebook_matches_a_fresh_release(assignment: str) -> None:
     assert not release.stale(assignment), (
         f"lessons/{assignment}/exercises.ipynb is out of date: "
