@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import OverwriteCells
 from traitlets.config import Config
 
 from autograder.kernel_sockets import SocketFileKernelManager
+from autograder.locked_cells import OverwriteAllCells
 
 COURSE_ID = "jax-on-nvidia-gpus"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +56,12 @@ def apply_course_config(c: Config, root: Path, solutions_dir: Path = SOLUTIONS_D
     c.CourseDirectory.release_directory = "release"
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
     c.Execute.timeout = CELL_TIMEOUT_S
+    # a deleted test, setup or example cell is put back and runs anyway (locked_cells.py)
+    c.OverwriteCells.add_missing_cells = True
+    steps = Autograde.class_traits()["sanitize_preprocessors"].default()
+    c.Autograde.sanitize_preprocessors = [
+        OverwriteAllCells if step is OverwriteCells else step for step in steps
+    ]
     return c
 
 

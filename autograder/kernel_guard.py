@@ -21,6 +21,7 @@ frame's globals). The sandbox keeps such code away from the instructor's files; 
 submission's source shows it to anyone who reads it.
 """
 
+import ast
 import hashlib
 import json
 import os
@@ -62,6 +63,25 @@ def _kept(namespace: dict) -> dict:
     return {k: v for k, v in namespace.items() if callable(v) or isinstance(v, types.ModuleType)}
 
 
+def _names_bound_by(source: str) -> set:
+    """The names a cell's own code binds: assigned, deleted, defined or imported."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
 def _function_state(function: types.FunctionType) -> tuple:
     return function.__code__, function.__defaults__, function.__kwdefaults__
 
@@ -82,6 +102,7 @@ class _CourseGuard:
         self.trusted_callbacks: list = []
         self.cell, self.grade_id, self.transformed_as_written = "", None, False
         self.names_before: dict = {}
+        self.names_bound: set = set()  # by the running locked or graded cell's own code
         self.callbacks_before: list = []
         for name, module in list(sys.modules.items()):
             self.watch_module(name, module)
@@ -313,12 +334,23 @@ class _CourseGuard:
         # IPython transforms a cell before this event: compare with a clean transformation.
         clean = TransformerManager().transform_cell(info.raw_cell)
         self.transformed_as_written = info.transformed_cell == clean
+        self.names_bound = _names_bound_by(clean)
 
     def after_cell(self, result) -> None:
         if self.grade_id is None and self.cell not in self.locked:
             return
         self.trusted_callbacks += [c for c in self.callbacks() if c not in self.callbacks_before]
-        for k, v in self.shell.user_ns.items():
+        # a name of a locked cell that this cell's code does not bind, bound to something else
+        # while it ran: the answer it called did that (globals()["close"] = ...)
+        namespace = self.shell.user_ns
+        rebound = [
+            k
+            for k, v in self.trusted_names.items()
+            if k not in self.names_bound and namespace.get(k, namespace) is not v
+        ]
+        for k, v in namespace.items():
+            if k not in self.names_bound:
+                continue  # trusted only what the cell's own code bound
             if not IPYTHON_NAMES(k) and self.names_before.get(k, self.names_before) is not v:
                 self.trusted_names[k] = v
                 # what a locked cell defined is guarded as a library's is: a class's methods
@@ -330,6 +362,7 @@ class _CourseGuard:
         if self.grade_id is None:
             return
         found = self.changes() if self.transformed_as_written else ["the cell was transformed"]
+        found += [f"the name {k}" for k in rebound]
         # the cell's outcome as the shell recorded it, signed: an error or a number (nbgrader's
         # partial credit) that never reaches the grader is then seen there
         outcome = vars(result) if type(result) is ExecutionResult else {}

