@@ -48,6 +48,37 @@ def learning_rate_used(opt_state):
 
 
 WRONG = {
+    "the state keeps a key that was split for this step's loss_fn key": {
+        "task1-solution": """
+def init_state(params, tx, key):
+    return {
+        "params": params,
+        "opt_state": tx.init(params),
+        "key": key,
+        "step": jnp.zeros((), jnp.int32),
+    }
+
+
+def make_train_step(loss_fn, tx):
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def train_step(state, batch):
+        # the next state's key first, then this step's key drawn from it
+        next_key = jax.random.split(state["key"])[0]
+        step_key = jax.random.split(next_key)[1]
+        (loss, aux), grads = grad_fn(state["params"], batch, step_key)
+        updates, opt_state = tx.update(grads, state["opt_state"], state["params"])
+        new_state = {
+            "params": optax.apply_updates(state["params"], updates),
+            "opt_state": opt_state,
+            "key": next_key,
+            "step": state["step"] + 1,
+        }
+        return new_state, {"loss": loss, **aux}
+
+    return train_step
+""",
+    },
     "the same key every step (the state's key, never replaced)": {
         "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):

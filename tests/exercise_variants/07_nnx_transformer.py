@@ -337,6 +337,21 @@ def train_step(model, optimizer, inputs, targets):
     return float(loss)
 """,
     },
+    "key = fold_in(key, step + 1), then a draw with it: the drawing key is the next one's parent": {
+        "task4-solution": """
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    tokens = [int(t) for t in prompt]
+    for step in range(n_new):
+        logits = next_logits(jnp.asarray(tokens, dtype=jnp.int32))
+        if temperature == 0:
+            token = jnp.argmax(logits)
+        else:
+            key = jax.random.fold_in(key, step + 1)  # a fresh key for this step, from the last one
+            token = jax.random.categorical(key, logits / temperature)
+        tokens.append(int(token))
+    return tokens[len(prompt):]
+""",
+    },
     "temperatures below 0.05 taken as greedy": {
         "task4-solution": """
 def sample(next_logits, prompt, n_new, key, temperature=1.0):
