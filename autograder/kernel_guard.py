@@ -121,6 +121,11 @@ class _CourseGuard:
         self.callback_registry = shell.events.callbacks
         self.callback_lists = dict(dict.items(self.callback_registry))
         self.watch_class(TransformerManager)
+        # A graded cell's outcome and the changes made while it ran, taken as each of its
+        # statements returns: before post_execute, whose callbacks an answer can register to
+        # clear an error or undo a patch before post_run_cell's check (a fifth red-team pass)
+        self.raised, self.found_while_running = False, []
+        shell.run_code = self.run_code_checked(shell.run_code)
         self.shell_entries = {k: v for k, v in vars(shell).items() if callable(v)}
         self.shell_lists = {name: list(getattr(shell, name)) for name in SHELL_LISTS}
         self.custom_exceptions = (shell.custom_exceptions, shell.CustomTB)
@@ -233,11 +238,17 @@ class _CourseGuard:
             if k not in kept and callable(v) and (k in inherited or not isinstance(v, type))
         ]
 
-    def changes(self) -> list:
-        """What differs from the guarded state; restores nothing."""
+    def changes(self, running: bool = False) -> list:
+        """What differs from the guarded state; restores nothing. While a cell's code runs,
+        IPython's display trap has made the shell's displayhook ``sys.displayhook``."""
+        expected = dict(self.sys_hooks)
+        if running:
+            expected["displayhook"] = self.shell_entries.get("displayhook", sys.displayhook)
         found = []
         for name, (module, kept) in self.modules.items():
             namespace = vars(module)
+            if name == "sys":
+                kept = {**kept, **{k: v for k, v in expected.items() if k in kept}}
             found += [f"{name}.{k}" for k, v in kept.items() if namespace.get(k) is not v]
         for klass, kept in self.classes.values():
             namespace = vars(klass)
@@ -255,7 +266,7 @@ class _CourseGuard:
             found += [k for k, v in entries.items() if namespace.get(k) is not v]
         found += self.registry_changes()
         found += [k for k, v in self.shell_lists.items() if getattr(shell, k) != v]
-        found += [k for k, v in self.sys_hooks.items() if getattr(sys, k) is not v]
+        found += [k for k, v in expected.items() if getattr(sys, k) is not v]
         if (shell.custom_exceptions, shell.CustomTB) != self.custom_exceptions:
             found.append("custom exception handler")
         if sys.gettrace() is not None or sys.getprofile() is not None:
@@ -314,6 +325,26 @@ class _CourseGuard:
             if namespace.get(k) is not v:
                 namespace[k] = v
 
+    def run_code_checked(self, run_code):
+        async def run_code_checked(code_obj, result=None, *, async_=False):
+            failed = await run_code(code_obj, result, async_=async_)
+            if self.grade_id is not None:
+                self.raised = self.raised or bool(failed)
+                self.found_while_running += self.changes(running=True) + self.rebound_names()
+            return failed
+
+        return run_code_checked
+
+    def rebound_names(self) -> list:
+        """Names of locked cells that this cell's code does not bind, bound to something else
+        while it ran: the answer it called did that (``globals()["close"] = ...``)."""
+        namespace = self.shell.user_ns
+        return [
+            f"the name {k}"
+            for k, v in self.trusted_names.items()
+            if k not in self.names_bound and namespace.get(k, namespace) is not v
+        ]
+
     # -- IPython's events ------------------------------------------------------------------
 
     def receipt(self, grade_id: str, verdict: str, value: object = None) -> str:
@@ -329,6 +360,7 @@ class _CourseGuard:
         if self.grade_id is None and self.cell not in self.locked:
             return
         self.restore()
+        self.raised, self.found_while_running = False, []
         self.names_before = dict(self.shell.user_ns)
         self.callbacks_before = self.callbacks()
         # IPython transforms a cell before this event: compare with a clean transformation.
@@ -339,15 +371,12 @@ class _CourseGuard:
     def after_cell(self, result) -> None:
         if self.grade_id is None and self.cell not in self.locked:
             return
-        self.trusted_callbacks += [c for c in self.callbacks() if c not in self.callbacks_before]
-        # a name of a locked cell that this cell's code does not bind, bound to something else
-        # while it ran: the answer it called did that (globals()["close"] = ...)
+        if self.grade_id is None:  # a test's callbacks are never trusted: an answer ran there
+            self.trusted_callbacks += [
+                c for c in self.callbacks() if c not in self.callbacks_before
+            ]
+        rebound = self.rebound_names()
         namespace = self.shell.user_ns
-        rebound = [
-            k
-            for k, v in self.trusted_names.items()
-            if k not in self.names_bound and namespace.get(k, namespace) is not v
-        ]
         for k, v in namespace.items():
             if k not in self.names_bound:
                 continue  # trusted only what the cell's own code bound
@@ -362,13 +391,15 @@ class _CourseGuard:
         if self.grade_id is None:
             return
         found = self.changes() if self.transformed_as_written else ["the cell was transformed"]
-        found += [f"the name {k}" for k in rebound]
+        found += rebound + [f for f in self.found_while_running if f not in found + rebound]
         # the cell's outcome as the shell recorded it, signed: an error or a number (nbgrader's
         # partial credit) that never reaches the grader is then seen there
         outcome = vars(result) if type(result) is ExecutionResult else {}
         if not outcome:
             found.append("IPython's ExecutionResult")
-        raised = any(outcome.get(k) is not None for k in ("error_before_exec", "error_in_exec"))
+        raised = self.raised or any(
+            outcome.get(k) is not None for k in ("error_before_exec", "error_in_exec")
+        )
         value = outcome.get("result")
         value = value if type(value) in (int, float) else None
         verdict = "disturbed" if found else "raised" if raised else "intact"

@@ -174,6 +174,27 @@ def test_a_locked_name_rebound_while_a_test_runs_is_flagged(tmp_path: Path) -> N
     assert _errors(notebook.cells[2]) == []  # the fake answered: only the guard can tell
 
 
+def test_an_error_hidden_before_post_run_cell_is_flagged(tmp_path: Path) -> None:
+    # Called by the test, the answer makes IPython swallow the test's error and registers a
+    # post_execute callback that clears the error from the ExecutionResult and puts IPython
+    # back, then removes itself: all before post_run_cell, where the guard once looked.
+    answer = (
+        "def answer():\n"
+        "    shell = get_ipython()\n"
+        "    saved = shell.custom_exceptions, shell.CustomTB\n"
+        "    shell.custom_exceptions, shell.CustomTB = (Exception,), lambda *a, **k: None\n"
+        "    def tidy():\n"
+        "        shell.last_execution_result.error_in_exec = None\n"
+        "        shell.custom_exceptions, shell.CustomTB = saved\n"
+        "        shell.events.unregister('post_execute', tidy)\n"
+        "    shell.events.register('post_execute', tidy)\n"
+    )
+    tests = {"test-calls-answer": "answer()\nassert helper() == 2, 'the locked helper says 1'"}
+    notebook, disturbed = _run(answer, tmp_path, tests=tests)
+    assert _errors(notebook.cells[2]) == []  # swallowed: nbgrader alone would give the points
+    assert disturbed == ["test-calls-answer"], disturbed
+
+
 def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
     forge = (
         "from IPython.display import display\n"
