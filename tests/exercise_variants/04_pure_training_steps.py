@@ -49,16 +49,7 @@ def learning_rate_used(opt_state):
 
 WRONG = {
     "the state keeps a key that was split for this step's loss_fn key": {
-        "task1-solution": """
-def init_state(params, tx, key):
-    return {
-        "params": params,
-        "opt_state": tx.init(params),
-        "key": key,
-        "step": jnp.zeros((), jnp.int32),
-    }
-
-
+        "task1-solution": _t1("""
 def make_train_step(loss_fn, tx):
     grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
 
@@ -77,7 +68,7 @@ def make_train_step(loss_fn, tx):
         return new_state, {"loss": loss, **aux}
 
     return train_step
-""",
+"""),
     },
     "the same key every step (the state's key, never replaced)": {
         "task1-solution": _t1("""
