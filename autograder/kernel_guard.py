@@ -391,7 +391,7 @@ class _CourseGuard:
         if self.grade_id is None:
             return
         found = self.changes() if self.transformed_as_written else ["the cell was transformed"]
-        found += rebound + [f for f in self.found_while_running if f not in found + rebound]
+        found = list(dict.fromkeys(found + rebound + self.found_while_running))
         # the cell's outcome as the shell recorded it, signed: an error or a number (nbgrader's
         # partial credit) that never reaches the grader is then seen there
         outcome = vars(result) if type(result) is ExecutionResult else {}

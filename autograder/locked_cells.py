@@ -10,6 +10,7 @@ only, and fails when it is a locked cell.
 
 from __future__ import annotations
 
+import nbformat
 from nbformat import NotebookNode
 from nbgrader.api import SourceCell
 from nbgrader.preprocessors import OverwriteCells
@@ -51,28 +52,22 @@ def _index_of(nb: NotebookNode, grade_id: str) -> int | None:
 
 def _locked_cell(source_cell: SourceCell) -> NotebookNode:
     """The source's cell, as written: the guard knows a locked cell by its exact source."""
-    return NotebookNode(
+    nbgrader = {
+        "grade": False,
+        "grade_id": source_cell.name,
+        "locked": True,
+        "checksum": source_cell.checksum,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    metadata = {"deletable": False, "editable": False, "nbgrader": nbgrader}
+    return nbformat.from_dict(
         {
             "cell_type": "code",
             "execution_count": None,
             "outputs": [],
-            "metadata": NotebookNode(
-                {
-                    "deletable": False,
-                    "editable": False,
-                    "nbgrader": NotebookNode(
-                        {
-                            "grade": False,
-                            "grade_id": source_cell.name,
-                            "locked": True,
-                            "checksum": source_cell.checksum,
-                            "schema_version": 3,
-                            "solution": False,
-                            "task": False,
-                        }
-                    ),
-                }
-            ),
+            "metadata": metadata,
             "source": source_cell.source,
         }
     )
