@@ -146,21 +146,23 @@ def arm_cells(graded: dict[str, str], locked: list[str], scratch: Path) -> Itera
 
 
 def _outcome_shown(receipt: dict, outputs: list) -> bool:
-    """Whether what the guard saw the cell do reached the grader: its error, if it raised, and
-    the number it ended with (nbgrader's partial credit), if any."""
-    if receipt.get("verdict") == "raised" and not any(
-        o.get("output_type") == "error" for o in outputs
-    ):
+    """Whether the outputs nbgrader scores show what the guard saw the cell do, and nothing else:
+    its error, if it raised, and the number it ended with (nbgrader's partial credit), if any.
+
+    The shell shows at most one result for a cell, after its last statement, and none for a
+    cell that raised. nbgrader scores a cell by the first error or result among its outputs, so
+    code a test calls could put a result of its own in front of the test's error (by calling
+    the displayhook itself, from the answer or from a thread: a sixth red-team pass).
+    """
+    results = [o for o in outputs if o.get("output_type") == "execute_result"]
+    if receipt.get("verdict") == "raised":
+        return not results and any(o.get("output_type") == "error" for o in outputs)
+    if len(results) > 1:
         return False
     value = receipt.get("value")
     if value is None:
         return True
-    shown = [
-        o.get("data", {}).get("text/plain", "")
-        for o in outputs
-        if o.get("output_type") == "execute_result"
-    ]
-    return any(_number(text) == value for text in shown)
+    return bool(results) and _number(results[0].get("data", {}).get("text/plain", "")) == value
 
 
 def _number(text: str) -> float | None:

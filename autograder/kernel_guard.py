@@ -104,6 +104,13 @@ class _CourseGuard:
         self.names_before: dict = {}
         self.names_bound: set = set()  # by the running locked or graded cell's own code
         self.callbacks_before: list = []
+        self.raised, self.found_while_running = False, []
+        # A trace hook set and removed within one statement can make a test's frame jump over
+        # its asserts (frame.f_lineno): the guard's own setters, kept in sys from here on, note
+        # a hook that code run by a graded cell sets (a sixth red-team pass).
+        for name in ("settrace", "_settraceallthreads"):
+            if hasattr(sys, name):
+                setattr(sys, name, self.noting_trace_hooks(getattr(sys, name)))
         for name, module in list(sys.modules.items()):
             self.watch_module(name, module)
         for obj in (shell, shell.events, shell.display_pub, shell.displayhook):
@@ -124,7 +131,6 @@ class _CourseGuard:
         # A graded cell's outcome and the changes made while it ran, taken as each of its
         # statements returns: before post_execute, whose callbacks an answer can register to
         # clear an error or undo a patch before post_run_cell's check (a fifth red-team pass)
-        self.raised, self.found_while_running = False, []
         shell.run_code = self.run_code_checked(shell.run_code)
         self.shell_entries = {k: v for k, v in vars(shell).items() if callable(v)}
         self.shell_lists = {name: list(getattr(shell, name)) for name in SHELL_LISTS}
@@ -334,6 +340,14 @@ class _CourseGuard:
             return failed
 
         return run_code_checked
+
+    def noting_trace_hooks(self, set_hook):
+        def set_trace_hook(function, *args):
+            if function is not None and self.grade_id is not None:
+                self.found_while_running.append("a trace hook set while a test ran")
+            return set_hook(function, *args)
+
+        return set_trace_hook
 
     def rebound_names(self) -> list:
         """Names of locked cells that this cell's code does not bind, bound to something else

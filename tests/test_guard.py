@@ -195,6 +195,59 @@ def test_an_error_hidden_before_post_run_cell_is_flagged(tmp_path: Path) -> None
     assert disturbed == ["test-calls-answer"], disturbed
 
 
+# Answers that, called by a test, show a result of their own through the shell's displayhook:
+# nbgrader scores a cell by its first error or result, so one shown before the test's error
+# (a string: full credit), or before the test's own number, would decide the score.
+SHOWS_A_RESULT = {
+    "before the test's error": (
+        "answer()\nassert helper() == 2, 'the locked helper says 1'",
+        "def answer():\n    get_ipython().displayhook('see below')\n",
+    ),
+    "before the test's own number": (
+        "answer()\nhelper() / 2",
+        "def answer():\n    get_ipython().displayhook(2.0)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("test, answer", SHOWS_A_RESULT.values(), ids=SHOWS_A_RESULT.keys())
+def test_a_result_shown_by_the_code_a_test_calls_is_flagged(
+    test: str, answer: str, tmp_path: Path
+) -> None:
+    _, disturbed = _run(answer, tmp_path, tests={"test-calls-answer": test})
+    assert disturbed == ["test-calls-answer"], disturbed
+
+
+def test_a_trace_hook_that_skips_a_tests_assert_is_flagged(tmp_path: Path) -> None:
+    # Called inside the test's loop, the answer makes the loop's frame jump over the assert
+    # that follows the call, and removes its hook when that frame returns: before the guard
+    # looks, as the statement returns.
+    answer = (
+        "import sys\n"
+        "def answer(case):\n"
+        "    caller = sys._getframe(1)\n"
+        "    skip_to = caller.f_lineno + 2\n"
+        "    def jump(frame, event, arg):\n"
+        "        if event == 'line' and frame.f_lineno == skip_to - 1:\n"
+        "            frame.f_lineno = skip_to\n"
+        "        if event == 'return':\n"
+        "            sys.settrace(None)\n"
+        "        return jump\n"
+        "    caller.f_trace = jump\n"
+        "    sys.settrace(lambda *a: None)\n"
+        "    return -1\n"
+    )
+    test = (
+        "for case in [1, 2]:\n"
+        "    got = answer(case)\n"
+        "    assert got == case * 10, 'wrong answer'\n"
+        "    print('checked', case)\n"
+    )
+    notebook, disturbed = _run(answer, tmp_path, tests={"test-loop": test})
+    assert _errors(notebook.cells[2]) == []  # skipped: nbgrader alone would give the points
+    assert disturbed == ["test-loop"], disturbed
+
+
 def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
     forge = (
         "from IPython.display import display\n"
