@@ -211,8 +211,8 @@ def bytes_limit(env, gpu_memory_bytes):
             before='os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")'
         ).replace('os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"\n', ""),
     },
-    "the fraction written with two decimals (0.125 becomes 0.12)": {
-        "task3-solution": _launcher().replace("str(fraction)", 'f"{fraction:.2f}"'),
+    "the fraction written with three decimals (0.0625 becomes 0.062)": {
+        "task3-solution": _launcher().replace("str(fraction)", 'f"{fraction:.3f}"'),
     },
     "env rewritten in place (the old fraction name moved, the default filled in)": {
         "task2-solution": """
