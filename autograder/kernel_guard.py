@@ -21,6 +21,8 @@ frame's globals). The sandbox keeps such code away from the instructor's files; 
 submission's source shows it to anyone who reads it.
 """
 
+import __future__
+
 import ast
 import hashlib
 import json
@@ -56,6 +58,13 @@ PRIVATE_CLASSES = {
 IPYTHON_NAMES = re.compile(r"_+|_i+|_i?\d+|In|Out|_oh|_dh|_ih|exit|quit|get_ipython").fullmatch
 SHELL_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
 SYS_HOOKS = ("displayhook", "excepthook", "breakpointhook")
+# What the shell runs a cell with, whatever their type: compared by identity (or equality).
+SHELL_STATE = (
+    "compile", "compiler_class", "builtin_trap", "display_trap", "displayhook", "display_pub",
+    "input_transformer_manager", "ast_node_interactivity", "autoawait", "loop_runner",
+    "trio_runner", "user_module", "user_ns",
+)  # fmt: skip
+FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
 
 
 def _kept(namespace: dict) -> dict:
@@ -82,6 +91,42 @@ def _names_bound_by(source: str) -> set:
     return names
 
 
+def _code_shape(code: types.CodeType) -> tuple:
+    """What a code object runs, without where it says it came from (file, lines)."""
+    consts = tuple(
+        _code_shape(c) if isinstance(c, types.CodeType) else (type(c), c) for c in code.co_consts
+    )
+    return (code.co_code, code.co_exceptiontable, code.co_names, code.co_varnames, consts)
+
+
+def _expected_code(source: str, flags: int) -> list | None:
+    """The code objects IPython makes of a cell, as ``run_ast_nodes`` compiles them: each
+    top-level statement on its own, the last one as "single" when it is an expression."""
+    try:
+        nodes = ast.parse(source).body
+        modes = ["exec"] * len(nodes)
+        if nodes and isinstance(nodes[-1], ast.Expr):
+            modes[-1] = "single"
+        return [
+            _code_shape(
+                compile(
+                    ast.Module([node], []) if mode == "exec" else ast.Interactive([node]),
+                    "<cell>",
+                    mode,
+                    flags=flags,
+                    dont_inherit=True,
+                )
+            )
+            for node, mode in zip(nodes, modes, strict=True)
+        ]
+    except (SyntaxError, ValueError):
+        return None  # IPython cannot run it either: the cell fails before it runs
+
+
+def _same(value: object, kept: object) -> bool:
+    return value is kept or (type(kept) in (str, bool) and value == kept)
+
+
 def _function_state(function: types.FunctionType) -> tuple:
     return function.__code__, function.__defaults__, function.__kwdefaults__
 
@@ -105,6 +150,10 @@ class _CourseGuard:
         self.names_bound: set = set()  # by the running locked or graded cell's own code
         self.callbacks_before: list = []
         self.raised, self.found_while_running = False, []
+        # the code objects a locked or graded cell's text compiles to, and how many ran
+        self.expected_code: list | None = None
+        self.statements_run, self.code_changed = 0, False
+        self.locked_cell_changed = ""  # once a locked cell ran other code, no test is vouched for
         # A trace hook set and removed within one statement can make a test's frame jump over
         # its asserts (frame.f_lineno): the guard's own setters, kept in sys from here on, note
         # a hook that code run by a graded cell sets (a sixth red-team pass).
@@ -115,9 +164,14 @@ class _CourseGuard:
             self.watch_module(name, module)
         for obj in (shell, shell.events, shell.display_pub, shell.displayhook):
             self.watch_class(type(obj))
-        # how a cell's outputs and its status leave the kernel: ipykernel's kernel and session
+        # how a cell is parsed and run (the shell's compiler and traps, which an answer can
+        # shadow a method of: a seventh red-team pass) and how its outputs and its status leave
+        # the kernel (ipykernel's kernel and session)
         kernel = getattr(shell, "kernel", None)
-        self.messengers = [m for m in (kernel, getattr(kernel, "session", None)) if m is not None]
+        self.shell_state = {name: getattr(shell, name, None) for name in SHELL_STATE}
+        runners = (shell.compile, shell.builtin_trap, shell.display_trap)
+        messengers = (kernel, getattr(kernel, "session", None))
+        self.messengers = [m for m in (*runners, *messengers) if m is not None]
         for messenger in self.messengers:
             self.watch_class(type(messenger))
         self.messenger_entries = [
@@ -264,6 +318,11 @@ class _CourseGuard:
             if _function_state(function) != state:
                 found.append(f"{function.__qualname__}.__code__")
         shell = self.shell
+        found += [
+            f"the shell's {k}"
+            for k, v in self.shell_state.items()
+            if not _same(getattr(shell, k, None), v)
+        ]
         found += [k for k, v in self.shell_entries.items() if vars(shell).get(k) is not v]
         found += self.shadowed(shell, self.shell_entries)
         for messenger, entries in zip(self.messengers, self.messenger_entries, strict=True):
@@ -300,6 +359,9 @@ class _CourseGuard:
             if _function_state(function) != state:
                 function.__code__, function.__defaults__, function.__kwdefaults__ = state
         shell = self.shell
+        for k, v in self.shell_state.items():
+            if not _same(getattr(shell, k, None), v):
+                setattr(shell, k, v)
         for k in self.shadowed(shell, self.shell_entries):
             delattr(shell, k)
         vars(shell).update(self.shell_entries)
@@ -333,6 +395,8 @@ class _CourseGuard:
 
     def run_code_checked(self, run_code):
         async def run_code_checked(code_obj, result=None, *, async_=False):
+            if self.grade_id is not None or self.cell in self.locked:
+                self.check_code(code_obj)
             failed = await run_code(code_obj, result, async_=async_)
             if self.grade_id is not None:
                 self.raised = self.raised or bool(failed)
@@ -340,6 +404,19 @@ class _CourseGuard:
             return failed
 
         return run_code_checked
+
+    def check_code(self, code_obj: object) -> None:
+        """Each statement IPython runs must be the next one the cell's text compiles to: an
+        answer can replace how the shell parses or compiles a cell, not only how it reads it."""
+        expected, n = self.expected_code, self.statements_run
+        self.statements_run += 1
+        if (
+            expected is None
+            or n >= len(expected)
+            or type(code_obj) is not types.CodeType
+            or _code_shape(code_obj) != expected[n]
+        ):
+            self.code_changed = True
 
     def noting_trace_hooks(self, set_hook):
         def set_trace_hook(function, *args):
@@ -381,6 +458,12 @@ class _CourseGuard:
         clean = TransformerManager().transform_cell(info.raw_cell)
         self.transformed_as_written = info.transformed_cell == clean
         self.names_bound = _names_bound_by(clean)
+        shell = self.shell
+        flags = shell.compile.flags & FUTURE_FLAGS  # the cells' own __future__ imports
+        if shell.autoawait:
+            flags |= ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        self.expected_code = _expected_code(clean, flags)
+        self.statements_run, self.code_changed = 0, False
 
     def after_cell(self, result) -> None:
         if self.grade_id is None and self.cell not in self.locked:
@@ -402,18 +485,28 @@ class _CourseGuard:
                     self.watch_class(v)
                 else:
                     self.watch_function(v)
-        if self.grade_id is None:
-            return
-        found = self.changes() if self.transformed_as_written else ["the cell was transformed"]
-        found = list(dict.fromkeys(found + rebound + self.found_while_running))
         # the cell's outcome as the shell recorded it, signed: an error or a number (nbgrader's
         # partial credit) that never reaches the grader is then seen there
         outcome = vars(result) if type(result) is ExecutionResult else {}
-        if not outcome:
-            found.append("IPython's ExecutionResult")
         raised = self.raised or any(
             outcome.get(k) is not None for k in ("error_before_exec", "error_in_exec")
         )
+        expected = self.expected_code or []
+        ran_as_written = (
+            self.transformed_as_written
+            and not self.code_changed
+            and (raised or self.statements_run == len(expected))
+        )
+        if self.grade_id is None:
+            if not ran_as_written:
+                self.locked_cell_changed = "a locked cell did not run as written"
+            return
+        found = self.changes() if ran_as_written else ["the cell did not run as written"]
+        found = list(dict.fromkeys(found + rebound + self.found_while_running))
+        if self.locked_cell_changed:
+            found.append(self.locked_cell_changed)
+        if not outcome:
+            found.append("IPython's ExecutionResult")
         value = outcome.get("result")
         value = value if type(value) in (int, float) else None
         verdict = "disturbed" if found else "raised" if raised else "intact"

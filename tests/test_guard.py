@@ -99,6 +99,25 @@ UNDONE = {
     "patches the standard library (subprocess)": (
         "import subprocess\nsubprocess.run = lambda *a, **k: type('R', (), {'returncode': 7})()"
     ),
+    "shadows the compiler's parser: every later cell parses as `pass`": (
+        "import ast\n"
+        "get_ipython().compile.ast_parse = lambda source, filename='<unknown>', symbol='exec': ("
+        "ast.parse('pass'))"
+    ),
+    "replaces the shell's builtin trap, entered before a cell is parsed": (
+        "from IPython.core.builtin_trap import BuiltinTrap\n"
+        "class Trap(BuiltinTrap):\n"
+        "    def __enter__(self):\n"
+        "        np.allclose = lambda *a, **k: True\n"
+        "        return super().__enter__()\n"
+        "get_ipython().builtin_trap = Trap(shell=get_ipython())"
+    ),
+    "runs the cells in a namespace that lies": (
+        "class Namespace(dict):\n"
+        "    def __getitem__(self, key):\n"
+        "        return (lambda: 2) if key == 'helper' else dict.__getitem__(self, key)\n"
+        "get_ipython().user_ns = Namespace(get_ipython().user_ns)"
+    ),
     "honest code beside the tests": (
         "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
     ),
@@ -113,14 +132,20 @@ FLAGGED = {
 
 
 def _run(
-    answer: str, tmp_path: Path, setup: str = SETUP, tests: dict[str, str] = TESTS
+    answer: str,
+    tmp_path: Path,
+    setup: str = SETUP,
+    tests: dict[str, str] = TESTS,
+    locked_after: str | None = None,
 ) -> tuple[nbformat.NotebookNode, list[str]]:
-    cells = [setup, answer, *tests.values()]
+    """Run setup, answer, (a second locked cell,) the tests: the tests' cells come last."""
+    locked = [setup] if locked_after is None else [setup, locked_after]
+    cells = [*locked[:1], answer, *locked[1:], *tests.values()]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    for cell, grade_id in zip(notebook.cells[2:], tests, strict=True):
+    for cell, grade_id in zip(notebook.cells[-len(tests) :], tests, strict=True):
         cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "locked": True}
     graded = {guard.source_hash(source): grade_id for grade_id, source in tests.items()}
-    with guard.arm_cells(graded, [guard.source_hash(setup)], tmp_path) as armed:
+    with guard.arm_cells(graded, [guard.source_hash(c) for c in locked], tmp_path) as armed:
         NotebookClient(
             notebook,
             timeout=CELL_TIMEOUT_S,
@@ -246,6 +271,41 @@ def test_a_trace_hook_that_skips_a_tests_assert_is_flagged(tmp_path: Path) -> No
     notebook, disturbed = _run(answer, tmp_path, tests={"test-loop": test})
     assert _errors(notebook.cells[2]) == []  # skipped: nbgrader alone would give the points
     assert disturbed == ["test-loop"], disturbed
+
+
+# Registered by the answer, a pre_run_cell callback runs after the guard's restore: it plants
+# a parser that turns the next cell into other code and removes itself when called, so nothing
+# is left to see when the guard looks (a seventh red-team pass).
+PARSES_AS = (
+    "import ast\n"
+    "def plant(info):\n"
+    "    compiler = get_ipython().compile\n"
+    "    def parse(source, filename='<unknown>', symbol='exec'):\n"
+    "        del compiler.ast_parse\n"
+    "        return ast.parse({code!r})\n"
+    "    compiler.ast_parse = parse\n"
+    "get_ipython().events.register('pre_run_cell', plant)\n"
+)
+
+
+def test_a_test_parsed_into_other_code_is_flagged(tmp_path: Path) -> None:
+    tests = {"test-fails": TESTS["test-fails"]}
+    notebook, disturbed = _run(PARSES_AS.format(code="pass"), tmp_path, tests=tests)
+    assert _errors(notebook.cells[2]) == []  # it ran `pass`: nbgrader alone would give the points
+    assert disturbed == ["test-fails"], disturbed
+
+
+def test_a_locked_cell_parsed_into_other_code_flags_the_tests_after_it(tmp_path: Path) -> None:
+    # the second setup cell defines the fake helper the test then trusts
+    tests = {"test-fails": TESTS["test-fails"]}
+    notebook, disturbed = _run(
+        PARSES_AS.format(code="def helper():\n    return 2"),
+        tmp_path,
+        tests=tests,
+        locked_after="def helper():\n    return 1\n",
+    )
+    assert _errors(notebook.cells[3]) == []  # the fake helper answered 2
+    assert disturbed == ["test-fails"], disturbed
 
 
 def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
