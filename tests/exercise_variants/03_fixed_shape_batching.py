@@ -620,6 +620,25 @@ def fixed_batches(key, x, y, batch_size):
     return batches
 """,
     },
+    "safety rounded to a whole percent, for integer arithmetic (0.875 becomes 0.88)": {
+        "task3-solution": """
+def choose_batch_size(
+    device, per_example_bytes, fixed_bytes, fallback_bytes, safety=0.8, multiple=8
+):
+    # integer arithmetic throughout: GiB-sized byte counts must stay exact (no float rounding)
+    stats = device.memory_stats()
+    if stats is not None and "bytes_limit" in stats:
+        budget = int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0))
+    else:
+        budget = int(fallback_bytes)
+    percent = round(safety * 100)  # the safety factor as a whole percentage
+    usable = budget * percent // 100 - fixed_bytes
+    batch = usable // per_example_bytes // multiple * multiple
+    if batch < multiple:
+        raise ValueError(f"not even {multiple} examples fit in {usable} bytes")
+    return int(batch)
+""",
+    },
 }
 
 CORRECT = {

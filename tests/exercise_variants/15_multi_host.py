@@ -459,6 +459,23 @@ def hybrid_mesh(devices, node_of, model):
     return Mesh(np.array(rows), ("data", "model"))
 """,
     },
+    "nodes ordered by their labels as text (node 10 before node 2)": {
+        "task2-solution": """
+def hybrid_mesh(devices, node_of, model):
+    # group the devices by node, with the node's label as the dict key
+    nodes = {}
+    for device in sorted(devices, key=lambda d: d.id):
+        nodes.setdefault(f"node{node_of(device)}", []).append(device)
+    sizes = {len(members) for members in nodes.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"the nodes hold different numbers of devices: {sorted(sizes)}")
+    (per_node,) = sizes
+    if per_node % model:
+        raise ValueError(f"model={model} does not divide the {per_node} devices of a node")
+    rows = [nodes[n][i : i + model] for n in sorted(nodes) for i in range(0, per_node, model)]
+    return Mesh(np.array(rows), ("data", "model"))
+""",
+    },
 }
 
 CORRECT = {
