@@ -853,6 +853,18 @@ class Block(nnx.Module):
         return h + mlp(self, self.ln2(h))
 """,
     },
+    "sample returns zeros in a list subclass whose == is always true": {
+        "task4-solution": """
+class _Tokens(list):
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    __hash__ = None
+
+
+def sample(next_logits, prompt, n_new, key, temperature=1.0):
+    return _Tokens([0] * n_new)
+""",
+    },
 }
 
 CORRECT = {

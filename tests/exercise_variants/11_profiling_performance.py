@@ -17,6 +17,37 @@ def update_scale(scale, finite, good_steps, growth_interval=200):
     return scale, good_steps
 """
 
+# objects an answer could return to lie to a test that compares with == or abs(x - y)
+_LIARS = """
+class _Any:
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        return iter((_Any(), _Any()))
+
+
+class _MetaF(type):  # type(_F(0.5)) == float
+    def __eq__(cls, other):
+        return True
+
+    __hash__ = type.__hash__
+
+
+class _F(float, metaclass=_MetaF):
+    def __sub__(self, other):
+        return 0.0
+
+    def __rsub__(self, other):
+        return 0.0
+
+"""
+
 WRONG = {
     # --- task 1: the top operation of a trace ---
     "longest single event instead of the total per operation": {
@@ -712,6 +743,42 @@ def top_operation(log_dir):
             totals[op] = totals.get(op, 0.0) + busy
     name = max(totals, key=totals.get)
     return str(name), float(totals[name] / sum(totals.values()))
+""",
+    },
+    # --- answers that return objects built to lie to the tests' comparisons ---
+    "returns a str-like name equal to anything and a float whose differences are 0": {
+        "task1-solution": _LIARS
+        + """
+def top_operation(log_dir):
+    return (_Any(), _F(0.5))
+""",
+    },
+    "returns one fixed dict: floats whose differences are 0, a bound equal to anything": {
+        "task2-solution": _LIARS
+        + """
+def roofline_from_cost(cost, peak_flops, bandwidth):
+    keys = ("flops", "bytes", "intensity", "seconds")
+    return {**{k: _F(1.0) for k in keys}, "bound": _Any()}
+
+
+def roofline(fn, args, peak_flops, bandwidth):
+    return roofline_from_cost(None, peak_flops, bandwidth)
+""",
+    },
+    "update_scale returns an object equal to anything (it unpacks into two more)": {
+        "task3-solution": _LIARS
+        + """
+def scaled_grad(loss_fn, params, batch, scale):
+    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
+    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
+    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
+    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
+    finite = all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
+    return grads, finite
+
+
+def update_scale(scale, finite, good_steps, growth_interval=200):
+    return _Any()
 """,
     },
 }
