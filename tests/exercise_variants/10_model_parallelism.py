@@ -572,6 +572,30 @@ def fsdp_specs(tree, mesh):
     return jax.tree.map(spec, tree)
 """,
     },
+    "the leading dimension of a 3-D array never split (a stack of layers)": {
+        "task1-solution": """
+def fsdp_specs(tree, mesh):
+    # a leading axis of a 3-D (or higher) array is a stack of layers: it is never split,
+    # only the matrix dimensions are
+    data, model = mesh.shape["data"], mesh.shape["model"]
+    options = sorted(
+        [(data * model, ("data", "model")), (data, "data"), (model, "model")],
+        key=lambda option: -option[0],
+    )
+
+    def spec(leaf):
+        shape = leaf.shape
+        candidates = range(1, len(shape)) if len(shape) >= 3 else range(len(shape))
+        for count, axes in options:
+            divisible = [d for d in candidates if count > 1 and shape[d] % count == 0]
+            if divisible:
+                dim = max(divisible, key=lambda d: shape[d])
+                return P(*(axes if d == dim else None for d in range(len(shape))))
+        return P()
+
+    return jax.tree.map(spec, tree)
+""",
+    },
 }
 
 CORRECT = {

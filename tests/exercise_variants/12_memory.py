@@ -830,6 +830,73 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
     return optimizer
 """,
     },
+    "largest_batch returns a float (floor division by a float slope)": {
+        "task2-solution": """
+def step_bytes(compiled):
+    m = compiled.memory_analysis()
+    return (
+        m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+    )
+
+
+def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
+    jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
+    plans = {}
+
+    def need(batch):
+        batch = int(batch)  # shapes need ints
+        if batch not in plans:
+            lowered = jitted.lower(params, opt_state, *batch_specs(batch, params))
+            plans[batch] = step_bytes(lowered.compile(ANALYSIS_OPTIONS))
+        return plans[batch]
+
+    if need(1) > budget:
+        return 0
+    if need(limit) <= budget:
+        return limit
+    low, high = 1, limit
+    slope = (need(high) - need(low)) / (high - low)
+    # floor division by a float slope: the guess is a float (299.0), and so is what follows
+    guess = min(max(low + (budget - need(low)) // slope, low + 1), high - 2)
+    if need(guess) > budget:
+        high = guess
+    elif need(guess + 1) > budget:
+        return guess
+    else:
+        low = guess + 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if need(middle) <= budget:
+            low = middle
+        else:
+            high = middle
+    return low
+""",
+    },
+    "merged kernels stored in float16 for serving": {
+        "task4-solution": """
+def merge_lora(model):
+    # for serving: the merged kernels stored in float16 (half the memory), computed in float32
+    merged = nnx.clone(model)
+    for i, layer in enumerate(merged.layers):
+        if isinstance(layer, nnx.LoRA):
+            base = layer.base_module
+            kernel = base.kernel[...] + jnp.matmul(
+                layer.lora_a[...], layer.lora_b[...], precision="highest"
+            )
+            plain = nnx.Linear(
+                base.in_features, base.out_features,
+                param_dtype=jnp.float16, dtype=jnp.float32, rngs=nnx.Rngs(0),
+            )
+            plain.kernel[...] = kernel.astype(jnp.float16)
+            plain.bias[...] = base.bias[...].astype(jnp.float16)
+            merged.layers[i] = plain
+    return merged
+""",
+    },
 }
 
 CORRECT = {

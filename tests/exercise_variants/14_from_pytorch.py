@@ -114,6 +114,10 @@ _WRONG = {
         _running_norm(update=_TORCH_MOMENTUM, param_kind="nnx.Param"),
         # the buffers change in eval mode too
         _running_norm(update=_TORCH_MOMENTUM, in_eval=True),
+        # eps before momentum, as in torch.nn.BatchNorm1d(num_features, eps, momentum)
+        _running_norm(update=_TORCH_MOMENTUM).replace(
+            "features, momentum=0.1, eps=1e-5", "features, eps=1e-5, momentum=0.1"
+        ),
         # no gradient through the batch's statistics: PyTorch differentiates through them
         """
 class RunningNorm(nnx.Module):
@@ -600,6 +604,7 @@ _WRONG_LABELS = {
         "biased running variance",
         "buffers as nnx.Param",
         "buffers updated in eval mode",
+        "eps and momentum in BatchNorm1d's order, not the constructor's",
         "stop_gradient on the batch statistics",
         "one-pass variance, which cancels far from zero",
         "the mode kept in deterministic, no use_running_average",
