@@ -31,6 +31,7 @@ import re
 import sys
 import threading
 import types
+import warnings
 
 from IPython import get_ipython
 from IPython.core.inputtransformer2 import TransformerManager
@@ -64,6 +65,11 @@ SHELL_STATE = (
     "input_transformer_manager", "ast_node_interactivity", "autoawait", "loop_runner",
     "trio_runner", "user_module", "user_ns",
 )  # fmt: skip
+# The environment variables a test's subprocess or JAX's backends read: the guard leaves the
+# others alone, which libraries set as they load (jax's Mosaic GPU sets MOSAIC_GPU_CUDA_ROOT)
+WATCHED_VARIABLES = re.compile(
+    r"PATH|(PYTHON|LD_|DYLD_|XLA_|JAX_|TF_|CUDA_|NCCL_|TPU_).*"
+).fullmatch
 FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
 
 
@@ -123,6 +129,36 @@ def _expected_code(source: str, flags: int) -> list | None:
         return None  # IPython cannot run it either: the cell fails before it runs
 
 
+def _jax_config() -> dict:
+    jax = sys.modules.get("jax")
+    try:
+        return dict(jax.config.values) if jax is not None else {}
+    except Exception:  # a JAX still being imported, or one without .config.values
+        return {}
+
+
+def _working_directory() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # removed under the kernel's feet
+        return None
+
+
+def _plain_state() -> dict:
+    """Settings the tests run with that are values, not functions (a ninth red-team pass: an
+    answer set jax_disable_jit to hide a test's compiles, and PYTHONPATH to reach the process a
+    test started): the environment, the working directory, JAX's configuration, NumPy's
+    floating-point error handling and the warnings filters."""
+    numpy = sys.modules.get("numpy")
+    return {
+        "the environment": {k: v for k, v in os.environ.items() if WATCHED_VARIABLES(k)},
+        "the working directory": _working_directory(),
+        "JAX's configuration": _jax_config(),
+        "NumPy's error handling": numpy.geterr() if hasattr(numpy, "geterr") else {},
+        "the warnings filters": list(warnings.filters),
+    }
+
+
 def _same(value: object, kept: object) -> bool:
     return value is kept or (type(kept) in (str, bool) and value == kept)
 
@@ -154,6 +190,7 @@ class _CourseGuard:
         self.expected_code: list | None = None
         self.statements_run, self.code_changed = 0, False
         self.locked_cell_changed = ""  # once a locked cell ran other code, no test is vouched for
+        self.plain = _plain_state()  # as the last locked cell left it
         # A trace hook set and removed within one statement can make a test's frame jump over
         # its asserts (frame.f_lineno): the guard's own setters, kept in sys from here on, note
         # a hook that code run by a graded cell sets (a sixth red-team pass).
@@ -334,6 +371,7 @@ class _CourseGuard:
         found += [k for k, v in expected.items() if getattr(sys, k) is not v]
         if (shell.custom_exceptions, shell.CustomTB) != self.custom_exceptions:
             found.append("custom exception handler")
+        found += self.plain_state_changes(running)
         if sys.gettrace() is not None or sys.getprofile() is not None:
             found.append("trace or profile hook")
         if not sys.meta_path or sys.meta_path[0] is not self:
@@ -341,7 +379,47 @@ class _CourseGuard:
         found += [f"callback {c!r}" for c in self.callbacks() if c not in self.trusted_callbacks]
         return found
 
+    def plain_state_changes(self, running: bool) -> list:
+        """Plain settings that differ from the trusted ones; JAX's options that were there when
+        they were taken. A test may change the working directory and put it back by its end."""
+        now, kept = _plain_state(), self.plain
+        now["JAX's configuration"] = {
+            k: now["JAX's configuration"].get(k, kept) for k in kept["JAX's configuration"]
+        }
+        if running:
+            now["the working directory"] = kept["the working directory"]
+        return [name for name, value in kept.items() if now[name] != value]
+
+    def restore_plain_state(self) -> None:
+        kept = self.plain
+        environment = kept["the environment"]
+        for k in {k for k in os.environ if WATCHED_VARIABLES(k)} - set(environment):
+            del os.environ[k]
+        for k, v in environment.items():
+            if os.environ.get(k) != v:
+                os.environ[k] = v
+        directory = kept["the working directory"]
+        if directory is not None and _working_directory() != directory:
+            try:
+                os.chdir(directory)
+            except OSError:
+                pass  # gone: the check after the cell says so
+        jax, config = sys.modules.get("jax"), _jax_config()
+        for k, v in kept["JAX's configuration"].items():
+            if config.get(k, kept) != v:
+                try:
+                    jax.config.update(k, v)
+                except Exception:
+                    pass  # some options are fixed once a backend started: the check says so
+        numpy = sys.modules.get("numpy")
+        if kept["NumPy's error handling"] and hasattr(numpy, "seterr"):
+            numpy.seterr(**kept["NumPy's error handling"])
+        if warnings.filters != kept["the warnings filters"]:
+            warnings.filters[:] = kept["the warnings filters"]
+            getattr(warnings, "_filters_mutated", lambda: None)()  # the C module's cached copy
+
     def restore(self) -> None:
+        self.restore_plain_state()
         for name, (module, kept) in self.modules.items():
             namespace = vars(module)
             for k, v in kept.items():
@@ -500,6 +578,7 @@ class _CourseGuard:
         if self.grade_id is None:
             if not ran_as_written:
                 self.locked_cell_changed = "a locked cell did not run as written"
+            self.plain = _plain_state()
             return
         found = self.changes() if ran_as_written else ["the cell did not run as written"]
         found = list(dict.fromkeys(found + rebound + self.found_while_running))

@@ -308,6 +308,51 @@ def test_a_locked_cell_parsed_into_other_code_flags_the_tests_after_it(tmp_path:
     assert disturbed == ["test-fails"], disturbed
 
 
+# Settings that are values, not functions, which an answer cell can leave behind for the tests
+PLAIN_TESTS = {
+    "test-plain": (
+        "import os\nimport warnings\n"
+        "assert 'PYTHONGUARDPROBE' not in os.environ, 'the environment'\n"
+        "assert os.getcwd() != '/', 'the working directory'\n"
+        "assert np.geterr()['divide'] == 'warn', 'NumPy error handling'\n"
+        "assert warnings.filters[0][:3] != ('ignore', None, Warning), 'the warnings filters'\n"
+    )
+}
+CHANGES_A_SETTING = {
+    "sets an environment variable a test's subprocess would inherit": (
+        "import os\nos.environ['PYTHONGUARDPROBE'] = '1'"
+    ),
+    "changes the working directory": "import os\nos.chdir('/')",
+    "silences NumPy's floating-point warnings": "np.seterr(all='ignore')",
+    "ignores every warning (a deprecation among them)": (
+        "import warnings\nwarnings.simplefilter('ignore')"
+    ),
+}
+
+
+@pytest.mark.parametrize("answer", CHANGES_A_SETTING.values(), ids=CHANGES_A_SETTING.keys())
+def test_the_guard_puts_back_the_settings_the_tests_run_with(answer: str, tmp_path: Path) -> None:
+    notebook, disturbed = _run(answer, tmp_path, tests=PLAIN_TESTS)
+    assert disturbed == [], disturbed
+    assert _errors(notebook.cells[2]) == []
+
+
+def test_the_guard_puts_back_jax_options_and_flags_a_context_left_open(tmp_path: Path) -> None:
+    # jax_disable_jit hides the compiles a test counts (a ninth red-team pass); set through
+    # jax.config.update it is put back, entered as a context that never exits it cannot be
+    tests = {
+        f"test-jit-{i}": f"assert not jax.config.jax_disable_jit, 'jit disabled ({i})'"
+        for i in (1, 2)
+    }
+    notebook, disturbed = _run(
+        "jax.config.update('jax_disable_jit', True)", tmp_path, JAX_SETUP, tests
+    )
+    assert disturbed == [] and [_errors(c) for c in notebook.cells[2:]] == [[], []]
+    left_open = "context = jax.disable_jit()\ncontext.__enter__()"
+    _, disturbed = _run(left_open, tmp_path / "context", JAX_SETUP, tests)
+    assert disturbed == ["test-jit-1", "test-jit-2"], disturbed
+
+
 def test_a_forged_receipt_is_refused(tmp_path: Path) -> None:
     forge = (
         "from IPython.display import display\n"
