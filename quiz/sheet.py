@@ -29,7 +29,8 @@ class SheetResult:
 
 def validate(answers: object, questions: list[Question], source: str) -> dict[str, str]:
     """Check every entry, report every problem at once, return the answers lower-cased."""
-    if not isinstance(answers, dict):
+    # exact types: a submission could hand over a str whose == is always true (a red-team pass)
+    if type(answers) is not dict:
         raise SheetError(
             f'{source}: expected an object mapping question ids to letters, like {{"q01": "b"}}. '
             "Nothing was scored."
@@ -41,7 +42,7 @@ def validate(answers: object, questions: list[Question], source: str) -> dict[st
         question = by_id.get(qid)
         if question is None:
             problems.append(f"unknown question id {qid!r}")
-        elif not isinstance(letter, str) or letter.strip().lower() not in question.letters:
+        elif type(letter) is not str or letter.strip().lower() not in question.letters:
             choices = ", ".join(question.letters)
             problems.append(f"{qid}: {letter!r} is not an option letter ({choices})")
         else:

@@ -63,6 +63,19 @@ def test_a_sheet_is_graded_in_bank_letters() -> None:
     assert [r.question_id for r in result.wrong] == [FIRST.id]
 
 
+class _AnyLetter(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+    def strip(self, chars: str | None = None) -> _AnyLetter:
+        return self
+
+    def lower(self) -> _AnyLetter:
+        return self
+
+
 @pytest.mark.parametrize(
     ("answers", "problem"),
     [
@@ -72,6 +85,7 @@ def test_a_sheet_is_graded_in_bank_letters() -> None:
         ({"q01": "e"}, "q01: 'e' is not an option letter (a, b, c, d)"),
         ({"q01": 2}, "q01: 2 is not an option letter"),
         ({"q01": "b", "q02": "bb", "zz": "a"}, "q02: 'bb' is not an option letter"),
+        ({"q01": _AnyLetter("b")}, "q01: 'b' is not an option letter"),  # equal to every letter
     ],
 )
 def test_a_malformed_sheet_is_refused_whole(answers: object, problem: str) -> None:
