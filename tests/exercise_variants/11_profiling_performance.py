@@ -6,6 +6,16 @@ def top_operation(log_dir):
     profile = jax.profiler.ProfileData.from_file(str(path))
 """
 
+_SCALED_GRAD_OK = """
+def scaled_grad(loss_fn, params, batch, scale):
+    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
+    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
+    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
+    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
+    finite = all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
+    return grads, finite
+"""
+
 _UPDATE_SCALE_OK = """
 
 def update_scale(scale, finite, good_steps, growth_interval=200):
@@ -387,15 +397,8 @@ def scaled_grad(loss_fn, params, batch, scale):
         + _UPDATE_SCALE_OK,
     },
     "the scale grows after every good step": {
-        "task3-solution": """
-def scaled_grad(loss_fn, params, batch, scale):
-    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
-    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
-    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
-    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
-    finite = all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
-    return grads, finite
-
+        "task3-solution": _SCALED_GRAD_OK
+        + """
 
 def update_scale(scale, finite, good_steps, growth_interval=200):
     if not finite:
@@ -767,15 +770,8 @@ def roofline(fn, args, peak_flops, bandwidth):
     },
     "update_scale returns an object equal to anything (it unpacks into two more)": {
         "task3-solution": _LIARS
+        + _SCALED_GRAD_OK
         + """
-def scaled_grad(loss_fn, params, batch, scale):
-    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
-    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
-    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
-    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
-    finite = all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
-    return grads, finite
-
 
 def update_scale(scale, finite, good_steps, growth_interval=200):
     return _Any()

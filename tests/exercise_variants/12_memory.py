@@ -831,16 +831,8 @@ def lora_finetune(model, x, y, rank, steps, learning_rate, rngs, targets=None):
 """,
     },
     "largest_batch returns a float (floor division by a float slope)": {
-        "task2-solution": """
-def step_bytes(compiled):
-    m = compiled.memory_analysis()
-    return (
-        m.argument_size_in_bytes
-        + m.output_size_in_bytes
-        + m.temp_size_in_bytes
-        - m.alias_size_in_bytes
-    )
-
+        "task2-solution": _STEP_BYTES
+        + """
 
 def largest_batch(train_step, params, opt_state, budget, donate, limit=1024):
     jitted = jax.jit(train_step, donate_argnums=(0, 1) if donate else ())
