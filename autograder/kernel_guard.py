@@ -25,10 +25,13 @@ import __future__
 
 import ast
 import hashlib
+import importlib.machinery
 import json
 import os
 import re
+import signal
 import sys
+import tempfile
 import threading
 import types
 import warnings
@@ -70,6 +73,12 @@ SHELL_STATE = (
 WATCHED_VARIABLES = re.compile(
     r"PATH|(PYTHON|LD_|DYLD_|XLA_|JAX_|TF_|CUDA_|NCCL_|TPU_).*"
 ).fullmatch
+STANDARD_MODULES = (
+    "atexit", "base64", "cmath", "collections", "contextlib", "copy", "csv", "glob", "hashlib",
+    "inspect", "io", "json", "logging", "math", "operator", "pathlib", "pickle", "random",
+    "shutil", "signal", "socket", "statistics", "struct", "subprocess", "tempfile", "textwrap",
+    "tracemalloc", "zlib",
+)  # fmt: skip
 FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
 
 
@@ -156,7 +165,57 @@ def _plain_state() -> dict:
         "JAX's configuration": _jax_config(),
         "NumPy's error handling": numpy.geterr() if hasattr(numpy, "geterr") else {},
         "the warnings filters": list(warnings.filters),
+        # a test starts sys.executable: a tenth red-team pass pointed it at a fake launcher
+        "the interpreter": (sys.executable, list(sys.path), tempfile.tempdir),
     }
+
+
+def _processes() -> dict:
+    """Every process this one can see: pid -> (parent pid, state), from /proc."""
+    found = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as file:
+                    fields = file.read().rsplit(")", 1)[1].split()
+                found[int(entry)] = (int(fields[1]), fields[0])
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile
+    return found
+
+
+def _ancestors(pid: int, processes: dict) -> set:
+    found = set()
+    while pid in processes and pid not in found:
+        found.add(pid)
+        pid = processes[pid][0]
+    return found
+
+
+def _started_by_this_kernel(processes: dict) -> list:
+    """Live processes the kernel started, however deep; in the grader's sandbox (its own PID
+    namespace, bubblewrap as process 1) also those that left the kernel's tree (a daemon)."""
+    ancestors = _ancestors(os.getpid(), processes)
+    roots = [os.getpid()]
+    try:
+        with open("/proc/1/comm", encoding="utf-8") as file:
+            if file.read().strip() == "bwrap":
+                roots.append(1)
+    except OSError:
+        pass
+    found, todo = set(), list(roots)
+    while todo:
+        parent = todo.pop()
+        for pid, (ppid, _state) in processes.items():
+            if ppid == parent and pid not in ancestors and pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return sorted(pid for pid in found if processes[pid][1] != "Z")
+
+
+def _is_builtin_or_frozen(name: str) -> bool:
+    finders = (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter)
+    return any(finder.find_spec(name) is not None for finder in finders)
 
 
 def _same(value: object, kept: object) -> bool:
@@ -191,12 +250,18 @@ class _CourseGuard:
         self.statements_run, self.code_changed = 0, False
         self.locked_cell_changed = ""  # once a locked cell ran other code, no test is vouched for
         self.plain = _plain_state()  # as the last locked cell left it
+        self.trusted_processes: set = set()  # started by locked cells (a test's reference job)
         # A trace hook set and removed within one statement can make a test's frame jump over
         # its asserts (frame.f_lineno): the guard's own setters, kept in sys from here on, note
         # a hook that code run by a graded cell sets (a sixth red-team pass).
         for name in ("settrace", "_settraceallthreads"):
             if hasattr(sys, name):
                 setattr(sys, name, self.noting_trace_hooks(getattr(sys, name)))
+        # the standard library the tests use, imported before any cell: a module a test imports
+        # first could otherwise be a fake an answer put into sys.modules (a tenth red-team pass)
+        for name in STANDARD_MODULES:
+            importlib.import_module(name)
+        self.unimported: list = []  # guarded names that reached sys.modules without an import
         for name, module in list(sys.modules.items()):
             self.watch_module(name, module)
         for obj in (shell, shell.events, shell.display_pub, shell.displayhook):
@@ -372,6 +437,7 @@ class _CourseGuard:
         if (shell.custom_exceptions, shell.CustomTB) != self.custom_exceptions:
             found.append("custom exception handler")
         found += self.plain_state_changes(running)
+        found += [f"{name} put into sys.modules, not imported" for name in self.unimported]
         if sys.gettrace() is not None or sys.getprofile() is not None:
             found.append("trace or profile hook")
         if not sys.meta_path or sys.meta_path[0] is not self:
@@ -392,6 +458,9 @@ class _CourseGuard:
 
     def restore_plain_state(self) -> None:
         kept = self.plain
+        sys.executable, path, tempfile.tempdir = kept["the interpreter"]
+        if sys.path != path:
+            sys.path[:] = path
         environment = kept["the environment"]
         for k in {k for k in os.environ if WATCHED_VARIABLES(k)} - set(environment):
             del os.environ[k]
@@ -462,6 +531,8 @@ class _CourseGuard:
         sys.setprofile(None)
         threading.settrace(None)
         threading.setprofile(None)
+        # processes an answer left running can rewrite the files a test writes, then runs
+        self.stop_processes()
         if self in sys.meta_path:
             sys.meta_path.remove(self)
         sys.meta_path.insert(0, self)
@@ -470,6 +541,26 @@ class _CourseGuard:
         for k, v in self.trusted_names.items():
             if namespace.get(k) is not v:
                 namespace[k] = v
+
+    def stop_processes(self) -> None:
+        """Kill what answers left running (a locked cell's processes and theirs are the
+        tests'), and wait (a second at most) until it is dead."""
+        for attempt in range(100):
+            processes = _processes()
+            running = [
+                pid
+                for pid in _started_by_this_kernel(processes)
+                if not _ancestors(pid, processes) & self.trusted_processes
+            ]
+            if not running:
+                return
+            for pid in running:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if attempt:
+                threading.Event().wait(0.01)
 
     def run_code_checked(self, run_code):
         async def run_code_checked(code_obj, result=None, *, async_=False):
@@ -524,6 +615,9 @@ class _CourseGuard:
         self.cell = hashlib.sha256(info.raw_cell.encode()).hexdigest()
         self.grade_id = self.graded.get(self.cell)
         for name, module in list(sys.modules.items()):
+            if name not in self.modules and GUARDED_MODULES(name):
+                if not _is_builtin_or_frozen(name) and isinstance(module, types.ModuleType):
+                    self.unimported.append(name)  # its code never ran through the finder
             self.watch_module(name, module)
         self.watch_library_classes()
         if self.grade_id is None and self.cell not in self.locked:
@@ -579,6 +673,7 @@ class _CourseGuard:
             if not ran_as_written:
                 self.locked_cell_changed = "a locked cell did not run as written"
             self.plain = _plain_state()
+            self.trusted_processes |= set(_started_by_this_kernel(_processes()))
             return
         found = self.changes() if ran_as_written else ["the cell did not run as written"]
         found = list(dict.fromkeys(found + rebound + self.found_while_running))

@@ -316,6 +316,8 @@ PLAIN_TESTS = {
         "assert os.getcwd() != '/', 'the working directory'\n"
         "assert np.geterr()['divide'] == 'warn', 'NumPy error handling'\n"
         "assert warnings.filters[0][:3] != ('ignore', None, Warning), 'the warnings filters'\n"
+        "import sys\nassert sys.executable != '/bin/true', 'the interpreter'\n"
+        "import tracemalloc\nassert hasattr(tracemalloc, 'get_traced_memory'), 'tracemalloc'\n"
     )
 }
 CHANGES_A_SETTING = {
@@ -327,7 +329,29 @@ CHANGES_A_SETTING = {
     "ignores every warning (a deprecation among them)": (
         "import warnings\nwarnings.simplefilter('ignore')"
     ),
+    "points sys.executable, which a test starts, at another program": (
+        "import sys\nsys.executable = '/bin/true'"
+    ),
+    "puts a fake tracemalloc into sys.modules before a test imports it": (
+        "import sys, types\nsys.modules['tracemalloc'] = types.ModuleType('tracemalloc')"
+    ),
 }
+
+
+def test_a_process_an_answer_left_running_is_stopped_before_a_test(tmp_path: Path) -> None:
+    # it could rewrite the files a test writes and then runs (a tenth red-team pass)
+    answer = "import subprocess\n_p = subprocess.Popen(['sleep', '60'])"
+    tests = {"test-alone": "assert _p.poll() is not None, 'the process still runs'"}
+    notebook, disturbed = _run(answer, tmp_path, tests=tests)
+    assert disturbed == [] and _errors(notebook.cells[2]) == []
+
+
+def test_a_guarded_module_put_into_sys_modules_flags_the_tests(tmp_path: Path) -> None:
+    # (a module of the course, which no cell has imported yet)
+    answer = "import sys, types\nsys.modules['quiz.terminal'] = types.ModuleType('quiz.terminal')"
+    tests = {"test-imports": "import quiz.terminal\nassert not vars(quiz.terminal).get('main')"}
+    _, disturbed = _run(answer, tmp_path, tests=tests)
+    assert disturbed == ["test-imports"], disturbed
 
 
 @pytest.mark.parametrize("answer", CHANGES_A_SETTING.values(), ids=CHANGES_A_SETTING.keys())
