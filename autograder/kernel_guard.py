@@ -87,6 +87,16 @@ def _kept(namespace: dict) -> dict:
     return {k: v for k, v in namespace.items() if callable(v) or isinstance(v, types.ModuleType)}
 
 
+def _is_attribute_code(value: object) -> bool:
+    """Callables and descriptors: a property runs code when a test reads an attribute (an
+    eleventh red-team pass faked a JAX array's ``sharding`` and ``addressable_shards``)."""
+    return callable(value) or hasattr(type(value), "__get__")
+
+
+def _kept_in_class(namespace: dict) -> dict:
+    return {k: v for k, v in namespace.items() if _is_attribute_code(v)}
+
+
 def _names_bound_by(source: str) -> set:
     """The names a cell's own code binds: assigned, deleted, defined or imported."""
     try:
@@ -315,7 +325,7 @@ class _CourseGuard:
     def watch_class(self, cls: type) -> None:
         for klass in cls.__mro__[:-1]:  # not object
             if id(klass) not in self.classes:
-                kept = _kept(dict(vars(klass)))
+                kept = _kept_in_class(dict(vars(klass)))
                 self.classes[id(klass)] = (klass, kept)
                 for value in kept.values():
                     self.watch_function(value)
@@ -387,7 +397,7 @@ class _CourseGuard:
         return [k for k in vars(obj) if k not in entries and callable(getattr(cls, k, None))]
 
     def added_methods(self, klass: type, kept: dict) -> list:
-        """Callables added to ``klass`` since it was watched.
+        """Callables and descriptors added to ``klass`` since it was watched.
 
         A class that shadows nothing is left alone: nanobind adds its iterator types to a
         class the first time one is used (``ProfilePlane.planes``), and such an attribute
@@ -397,7 +407,9 @@ class _CourseGuard:
         return [
             k
             for k, v in vars(klass).items()
-            if k not in kept and callable(v) and (k in inherited or not isinstance(v, type))
+            if k not in kept
+            and _is_attribute_code(v)
+            and (k in inherited or not isinstance(v, type))
         ]
 
     def changes(self, running: bool = False) -> list:

@@ -440,6 +440,7 @@ JAX_TESTS = {
     ),
     "test-array": (
         "assert float(jnp.float32(2.5)) == 2.5\nassert np.asarray(jnp.ones(2)).sum() == 2\n"
+        "assert jnp.ones(2).shape == (2,)\n"
     ),
 }
 
@@ -448,6 +449,7 @@ def test_the_guard_undoes_patches_to_jax_classes(tmp_path: Path) -> None:
     # Classes the tests reach through objects rather than names: a compiled program, an array.
     answer = (
         "type(jax.jit(abs).lower(1.0).compile()).cost_analysis = lambda self: {'flops': 1024.0}\n"
+        "type(jnp.ones(1)).shape = property(lambda self: (7,))  # a property, not a method\n"
         "type(jnp.ones(1)).__float__ = lambda self: 0.0\n"
         "type(jnp.ones(1)).__array__ = lambda self, *a, **k: np.ones(2)\n"
     )
