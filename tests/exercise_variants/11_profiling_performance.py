@@ -407,15 +407,8 @@ def update_scale(scale, finite, good_steps, growth_interval=200):
 """,
     },
     "an overflow halves the scale but keeps the count of good steps": {
-        "task3-solution": """
-def scaled_grad(loss_fn, params, batch, scale):
-    params16 = jax.tree.map(lambda a: a.astype(jnp.float16), params)
-    batch16 = jax.tree.map(lambda a: a.astype(jnp.float16), batch)
-    grads16 = jax.grad(lambda p: scale * loss_fn(p, batch16))(params16)
-    grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, grads16)
-    finite = all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
-    return grads, finite
-
+        "task3-solution": _SCALED_GRAD_OK
+        + """
 
 def update_scale(scale, finite, good_steps, growth_interval=200):
     if not finite:
