@@ -24,12 +24,14 @@ submission's source shows it to anyone who reads it.
 import __future__
 
 import ast
+import gc
 import hashlib
 import importlib.machinery
 import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -43,14 +45,15 @@ from IPython.core.interactiveshell import ExecutionResult
 # The public namespaces tests call into, and all of NumPy (its public functions look up their
 # helpers in private modules at each call: numpy.testing._private.utils). JAX's internals are
 # left alone (JAX fills in module attributes of its private modules long after importing them),
-# but for jax._src.monitoring, whose listener lists a test reads.
+# but for jax._src.monitoring, whose listener lists a test reads, and jax._src.dispatch, which
+# names the compile event the tests count (a twelfth red-team pass renamed it).
 GUARDED_MODULES = re.compile(
     r"builtins|math|cmath|operator|functools|itertools|statistics|json|os|os\.path|pathlib"
     r"|shutil|tempfile|time|subprocess|sys|re|random|warnings|contextlib|io|glob|signal"
     r"|threading|atexit|importlib|collections|copy|inspect|textwrap|base64|zlib|hashlib|pickle"
     r"|csv|socket|struct|logging|tracemalloc|numpy(\..+)?|IPython\.core\.interactiveshell"
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
-    r"|jax\.(ad_checkpoint|experimental(\.pallas(\.triton)?)?|_src\.monitoring)"
+    r"|jax\.(ad_checkpoint|experimental(\.pallas(\.triton)?)?|_src\.(monitoring|dispatch))"
     r"|optax|flax|flax\.(nnx|linen|serialization|training(\..+)?)|orbax|orbax\.checkpoint"
     r"|quiz(\..+)?"
 ).fullmatch
@@ -79,12 +82,36 @@ STANDARD_MODULES = (
     "shutil", "signal", "socket", "statistics", "struct", "subprocess", "tempfile", "textwrap",
     "tracemalloc", "zlib",
 )  # fmt: skip
+# Module values kept as its callables are: constants by name, and JAX's monitoring listener lists
+KEPT_VALUE_NAMES = re.compile(r"_*[A-Z][A-Z0-9_]*|_\w+_listeners").fullmatch
+PLAIN_TYPES = (str, bytes, int, float, complex, bool, type(None))
+_EMPTY_CELL = object()
+POPEN = subprocess.Popen  # as imported, before any cell ran
+IMPORT_OBJECTS = ("meta_path", "path_hooks", "path_importer_cache")
+# the loaders the path hook gives a folder's finder
+FILE_LOADERS = importlib._bootstrap_external._get_supported_file_loaders()
+# module values the plain settings keep as the last locked cell left them, not as imported
+VALUES_KEPT_ELSEWHERE = {"tempfile": ("tempdir",)}
 FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
 
 
 def _kept(namespace: dict) -> dict:
     """The entries worth guarding: functions, classes, modules, any callable."""
     return {k: v for k, v in namespace.items() if callable(v) or isinstance(v, types.ModuleType)}
+
+
+def _kept_in_module(namespace: dict) -> dict:
+    """A module's callables and submodules, and the values its code reads as constants: a
+    twelfth red-team pass renamed the compile event JAX reports (``BACKEND_COMPILE_EVENT``),
+    so that the tests' listeners counted no compile."""
+    return {
+        k: v
+        for k, v in namespace.items()
+        if callable(v)
+        or isinstance(v, types.ModuleType)
+        or KEPT_VALUE_NAMES(k)
+        or (not k.startswith("_") and type(v) in PLAIN_TYPES)
+    }
 
 
 def _is_attribute_code(value: object) -> bool:
@@ -116,6 +143,25 @@ def _names_bound_by(source: str) -> set:
     return names
 
 
+def _builtins_read_by(source: str, builtin_names: set) -> set:
+    """The builtins a cell's code reads by name (``len``, ``abs``), its functions' included."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {name for name in read & builtin_names if not IPYTHON_NAMES(name)}
+
+
+def _importer_state(finder: object) -> tuple:
+    """What a path entry's finder looks in, and with which loaders."""
+    return getattr(finder, "path", None), list(getattr(finder, "_loaders", ()))
+
+
+def _same_items(items: list, kept: list) -> bool:
+    return len(items) == len(kept) and all(a is b for a, b in zip(items, kept, strict=False))
+
+
 def _code_shape(code: types.CodeType) -> tuple:
     """What a code object runs, without where it says it came from (file, lines)."""
     consts = tuple(
@@ -140,6 +186,10 @@ def _expected_code(source: str, flags: int) -> list | None:
                     mode,
                     flags=flags,
                     dont_inherit=True,
+                    # asserts included, whatever the interpreter's level: a twelfth red-team
+                    # pass set it to 1 (``_testinternalcapi.set_config``), so that IPython and
+                    # this guard compiled the tests without their asserts alike
+                    optimize=0,
                 )
             )
             for node, mode in zip(nodes, modes, strict=True)
@@ -191,7 +241,26 @@ def _processes() -> dict:
                 found[int(entry)] = (int(fields[1]), fields[0])
             except (OSError, ValueError, IndexError):
                 continue  # gone meanwhile
+            if found[int(entry)][1] == "Z" and _has_live_threads(entry):
+                found[int(entry)] = (found[int(entry)][0], "R")
     return found
+
+
+def _has_live_threads(pid: str) -> bool:
+    """A process whose first thread has exited shows as a zombie while its other threads run
+    (a twelfth red-team pass hid a file rewriter so from the guard's process killer)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", encoding="utf-8") as file:
+                if file.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    return True
+        except (OSError, IndexError):
+            continue
+    return False
 
 
 def _ancestors(pid: int, processes: dict) -> set:
@@ -229,7 +298,16 @@ def _is_builtin_or_frozen(name: str) -> bool:
 
 
 def _same(value: object, kept: object) -> bool:
-    return value is kept or (type(kept) in (str, bool) and value == kept)
+    return value is kept or (
+        type(kept) in PLAIN_TYPES and type(value) is type(kept) and value == kept
+    )
+
+
+def _cell_contents(cell: types.CellType) -> object:
+    try:
+        return cell.cell_contents
+    except ValueError:  # not bound (deleted)
+        return _EMPTY_CELL
 
 
 def _function_state(function: types.FunctionType) -> tuple:
@@ -245,9 +323,12 @@ class _CourseGuard:
         self.mime = config["mime"]
         self.publish = shell.display_pub.publish
         self.modules: dict = {}  # name -> (module, guarded entries)
+        self.module_names: dict = {}  # name -> the names a guarded module had when watched
+        self.package_paths: dict = {}  # name -> (package, its __path__ list, the list's items)
         self.modules_with_classes_watched: set = set()
         self.classes: dict = {}  # id -> (class, guarded entries)
         self.functions: dict = {}  # id -> (function, (code, defaults, kwdefaults))
+        self.closure_cells: list = []  # (function, cell, contents) of the functions above
         self.trusted_names: dict = {}  # bound by locked cells: name -> value
         self.trusted_callbacks: list = []
         self.cell, self.grade_id, self.transformed_as_written = "", None, False
@@ -260,7 +341,15 @@ class _CourseGuard:
         self.statements_run, self.code_changed = 0, False
         self.locked_cell_changed = ""  # once a locked cell ran other code, no test is vouched for
         self.plain = _plain_state()  # as the last locked cell left it
-        self.trusted_processes: set = set()  # started by locked cells (a test's reference job)
+        self.trusted_processes: set = set()  # held by locked cells' names (a reference job)
+        self.trusted_files: set = set()  # the code files of locked and graded cells
+        # the interpreter's garbage-collection callbacks run anywhere, like a thread
+        self.gc_callbacks = (gc.callbacks, list(gc.callbacks))
+        # builtins that locked cells and the running graded cell read: a name of the notebook
+        # that hides one changes what the tests do (a twelfth red-team pass defined ``len``)
+        self.builtins_read: set = set()
+        self.builtins_read_by_cell: set = set()
+        self.shell_names = dict(shell.user_ns)  # what IPython put there
         # A trace hook set and removed within one statement can make a test's frame jump over
         # its asserts (frame.f_lineno): the guard's own setters, kept in sys from here on, note
         # a hook that code run by a graded cell sets (a sixth red-team pass).
@@ -272,6 +361,13 @@ class _CourseGuard:
         for name in STANDARD_MODULES:
             importlib.import_module(name)
         self.unimported: list = []  # guarded names that reached sys.modules without an import
+        # How modules are found, as the kernel started: a twelfth red-team pass served a fake
+        # numpy.testing from a finder after the guard's own, and from a folder put first in
+        # numpy's __path__ (kept per package by watch_module)
+        self.import_objects = (sys.meta_path, sys.path_hooks, sys.path_importer_cache)
+        self.finders = [finder for finder in sys.meta_path if finder is not self]
+        self.path_hooks = list(sys.path_hooks)
+        self.importers = {k: (v, _importer_state(v)) for k, v in sys.path_importer_cache.items()}
         for name, module in list(sys.modules.items()):
             self.watch_module(name, module)
         for obj in (shell, shell.events, shell.display_pub, shell.displayhook):
@@ -308,17 +404,31 @@ class _CourseGuard:
     def watch_function(self, value: object) -> None:
         if isinstance(value, types.FunctionType) and id(value) not in self.functions:
             self.functions[id(value)] = (value, _function_state(value))
+            # a closure's cells are writable: JAX's public transforms are wrappers whose cell
+            # holds the function that does the work (a twelfth red-team pass swapped jax.grad's)
+            for cell in value.__closure__ or ():
+                contents = _cell_contents(cell)
+                if contents is not _EMPTY_CELL:
+                    self.closure_cells.append((value, cell, contents))
 
     def watch_module(self, name: str, module: object) -> None:
         if name in self.modules or not GUARDED_MODULES(name):
             return
         if not isinstance(module, types.ModuleType):
             return
+        # sys's values are the interpreter's state: the plain settings keep what matters of it
+        keep = _kept if name == "sys" else _kept_in_module
         try:
-            kept = _kept(dict(vars(module)))
+            kept = keep(dict(vars(module)))
         except TypeError:
             return
+        for k in VALUES_KEPT_ELSEWHERE.get(name, ()):
+            kept.pop(k, None)
         self.modules[name] = (module, kept)
+        self.module_names[name] = set(vars(module))
+        path = getattr(module, "__path__", None)
+        if type(path) is list:  # a package's search path: where its submodules are found
+            self.package_paths[name] = (module, path, list(path))
         for value in kept.values():
             self.watch_function(value)
 
@@ -352,8 +462,8 @@ class _CourseGuard:
 
     def find_spec(self, name, path=None, target=None):
         """A meta-path finder that records each module as soon as its code has run."""
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
+        for finder in self.finders:
+            if not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is None:
@@ -396,6 +506,33 @@ class _CourseGuard:
         cls = type(obj)
         return [k for k in vars(obj) if k not in entries and callable(getattr(cls, k, None))]
 
+    def added_to_module(self, name: str, module: object, kept: dict) -> list:
+        """Entries set on a guarded module since it was watched, as it would have kept them,
+        or public: a twelfth red-team pass set ``np.testing`` to a fake before NumPy loaded the
+        real one on first use. A submodule the import system put there is adopted instead."""
+        if name == "sys":  # the interpreter's state (sys.last_value), not a library's
+            return []
+        added = []
+        namespace = vars(module)
+        known = self.module_names[name]
+        for k in namespace.keys() - known:
+            value = namespace.get(k)
+            if k.startswith("__") or not (
+                callable(value)
+                or isinstance(value, types.ModuleType)
+                or KEPT_VALUE_NAMES(k)
+                or not k.startswith("_")
+            ):
+                continue
+            submodule = f"{name}.{k}"
+            watched = self.modules.get(submodule, (None,))[0]
+            if value is (watched if GUARDED_MODULES(submodule) else sys.modules.get(submodule)):
+                kept[k] = value  # imported: numpy.testing, as NumPy loads it on first use
+                known.add(k)
+            else:
+                added.append(k)
+        return added
+
     def added_methods(self, klass: type, kept: dict) -> list:
         """Callables and descriptors added to ``klass`` since it was watched.
 
@@ -424,6 +561,7 @@ class _CourseGuard:
             if name == "sys":
                 kept = {**kept, **{k: v for k, v in expected.items() if k in kept}}
             found += [f"{name}.{k}" for k, v in kept.items() if namespace.get(k) is not v]
+            found += [f"{name}.{k}, added" for k in self.added_to_module(name, module, kept)]
         for klass, kept in self.classes.values():
             namespace = vars(klass)
             found += [f"{klass.__name__}.{k}" for k, v in kept.items() if namespace.get(k) is not v]
@@ -431,6 +569,11 @@ class _CourseGuard:
         for function, state in self.functions.values():
             if _function_state(function) != state:
                 found.append(f"{function.__qualname__}.__code__")
+        found += [
+            f"{f.__qualname__}'s closure"
+            for f, c, v in self.closure_cells
+            if _cell_contents(c) is not v
+        ]
         shell = self.shell
         found += [
             f"the shell's {k}"
@@ -452,10 +595,71 @@ class _CourseGuard:
         found += [f"{name} put into sys.modules, not imported" for name in self.unimported]
         if sys.gettrace() is not None or sys.getprofile() is not None:
             found.append("trace or profile hook")
-        if not sys.meta_path or sys.meta_path[0] is not self:
-            found.append("sys.meta_path")
+        found += self.import_system_changes()
+        if gc.callbacks is not self.gc_callbacks[0] or gc.callbacks != self.gc_callbacks[1]:
+            found.append("gc.callbacks")
+        namespace = shell.user_ns
+        found += [
+            f"the builtin {k}, hidden by a name of the notebook"
+            for k in self.builtins_read_by_cell
+            if k in namespace
+            and k not in self.trusted_names
+            and namespace[k] is not self.shell_names.get(k, _EMPTY_CELL)  # IPython's open
+        ]
         found += [f"callback {c!r}" for c in self.callbacks() if c not in self.trusted_callbacks]
         return found
+
+    def changed_importers(self) -> list:
+        """Path entries whose finder is not the one kept, or not one the path hooks make."""
+        changed = []
+        for k, finder in dict.items(self.import_objects[2]):
+            kept = self.importers.get(k)
+            if kept is not None:
+                if finder is not kept[0] or _importer_state(finder) != kept[1]:
+                    changed.append(k)
+            elif finder is not None and (
+                type(finder) is not importlib.machinery.FileFinder
+                or _importer_state(finder)
+                != _importer_state(importlib.machinery.FileFinder(k, *FILE_LOADERS))
+            ):
+                changed.append(k)
+        return changed
+
+    def import_system_changes(self) -> list:
+        found = [
+            f"sys.{name}"
+            for name, kept in zip(IMPORT_OBJECTS, self.import_objects, strict=True)
+            if getattr(sys, name) is not kept
+        ]
+        if not _same_items(sys.meta_path, [self, *self.finders]):
+            found.append("sys.meta_path's finders")
+        if not _same_items(sys.path_hooks, self.path_hooks):
+            found.append("sys.path_hooks's hooks")
+        found += [f"the finder of {k}" for k in self.changed_importers()]
+        found += [
+            f"{name}.__path__"
+            for name, (package, path, items) in self.package_paths.items()
+            if vars(package).get("__path__") is not path or path != items
+        ]
+        return found
+
+    def restore_import_system(self) -> None:
+        for name, kept in zip(IMPORT_OBJECTS, self.import_objects, strict=True):
+            setattr(sys, name, kept)
+        meta_path, path_hooks, cache = self.import_objects
+        meta_path[:] = [self, *self.finders]
+        path_hooks[:] = self.path_hooks
+        for k in self.changed_importers():
+            if k in self.importers:
+                finder, (path, loaders) = self.importers[k]
+                cache[k] = finder
+                if type(finder) is importlib.machinery.FileFinder:
+                    finder.path, finder._loaders = path, list(loaders)
+            else:
+                del cache[k]
+        for package, path, items in self.package_paths.values():
+            package.__path__ = path
+            path[:] = items
 
     def plain_state_changes(self, running: bool) -> list:
         """Plain settings that differ from the trusted ones; JAX's options that were there when
@@ -506,6 +710,8 @@ class _CourseGuard:
             for k, v in kept.items():
                 if namespace.get(k) is not v:
                     namespace[k] = v
+            for k in self.added_to_module(name, module, kept):
+                del namespace[k]
             if sys.modules.get(name, module) is not module:
                 sys.modules[name] = module
         for klass, kept in self.classes.values():
@@ -517,6 +723,9 @@ class _CourseGuard:
         for function, state in self.functions.values():
             if _function_state(function) != state:
                 function.__code__, function.__defaults__, function.__kwdefaults__ = state
+        for _, cell, contents in self.closure_cells:
+            if _cell_contents(cell) is not contents:
+                cell.cell_contents = contents
         shell = self.shell
         for k, v in self.shell_state.items():
             if not _same(getattr(shell, k, None), v):
@@ -545,9 +754,9 @@ class _CourseGuard:
         threading.setprofile(None)
         # processes an answer left running can rewrite the files a test writes, then runs
         self.stop_processes()
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        sys.meta_path.insert(0, self)
+        self.restore_import_system()
+        gc.callbacks = self.gc_callbacks[0]
+        gc.callbacks[:] = self.gc_callbacks[1]
         namespace = shell.user_ns
         namespace["__builtins__"] = self.modules["builtins"][0]
         for k, v in self.trusted_names.items():
@@ -578,10 +787,15 @@ class _CourseGuard:
         async def run_code_checked(code_obj, result=None, *, async_=False):
             if self.grade_id is not None or self.cell in self.locked:
                 self.check_code(code_obj)
+                self.trusted_files.add(getattr(code_obj, "co_filename", None))
             failed = await run_code(code_obj, result, async_=async_)
             if self.grade_id is not None:
                 self.raised = self.raised or bool(failed)
-                self.found_while_running += self.changes(running=True) + self.rebound_names()
+                self.found_while_running += (
+                    self.changes(running=True)
+                    + self.rebound_names()
+                    + self.threads_running_answers()
+                )
             return failed
 
         return run_code_checked
@@ -607,6 +821,41 @@ class _CourseGuard:
 
         return set_trace_hook
 
+    def processes_held_by_locked_names(self) -> set:
+        """The processes a locked cell keeps by name, a ``subprocess.Popen`` or an object that
+        holds some (lesson 15's ``REFERENCE_JOB.procs``): the ones the tests will use. Any other
+        process alive after a locked cell may have been started by an answer that cell called
+        (a twelfth red-team pass started one from a hook planted in ``tempfile``)."""
+        held: set = set()
+        names = self.trusted_names.values()
+        locked_classes = {id(v) for v in names if isinstance(v, type)}
+        for value in names:
+            inside = []
+            if id(type(value)) in locked_classes:  # never code an answer defined
+                inside = list(object.__getattribute__(value, "__dict__").values())
+            for item in [value, *inside]:
+                for popen in item if type(item) in (list, tuple) else [item]:
+                    if type(popen) is POPEN and popen.returncode is None:
+                        held.add(popen.pid)
+        return held
+
+    def threads_running_answers(self) -> list:
+        """Threads that run code of a cell that is neither locked nor graded: an answer's
+        thread can empty a list between a test's statements or rewrite a file a test has
+        just written (a twelfth red-team pass did both); the tests' own threads are fine."""
+        cells = getattr(self.shell_state["compile"], "_filename_map", {})
+        found = []
+        for ident, frame in sys._current_frames().items():
+            if ident == threading.get_ident():
+                continue
+            while frame is not None:
+                name = frame.f_code.co_filename
+                if name in cells and name not in self.trusted_files:
+                    found.append("a thread that runs the notebook's own code")
+                    break
+                frame = frame.f_back
+        return found[:1]
+
     def rebound_names(self) -> list:
         """Names of locked cells that this cell's code does not bind, bound to something else
         while it ran: the answer it called did that (``globals()["close"] = ...``)."""
@@ -628,7 +877,7 @@ class _CourseGuard:
         self.grade_id = self.graded.get(self.cell)
         for name, module in list(sys.modules.items()):
             if name not in self.modules and GUARDED_MODULES(name):
-                if not _is_builtin_or_frozen(name) and isinstance(module, types.ModuleType):
+                if not isinstance(module, types.ModuleType) or not _is_builtin_or_frozen(name):
                     self.unimported.append(name)  # its code never ran through the finder
             self.watch_module(name, module)
         self.watch_library_classes()
@@ -642,6 +891,10 @@ class _CourseGuard:
         clean = TransformerManager().transform_cell(info.raw_cell)
         self.transformed_as_written = info.transformed_cell == clean
         self.names_bound = _names_bound_by(clean)
+        read = _builtins_read_by(clean, set(vars(self.modules["builtins"][0])))
+        if self.grade_id is None:
+            self.builtins_read |= read  # the functions a locked cell defines read them later
+        self.builtins_read_by_cell = self.builtins_read | read
         shell = self.shell
         flags = shell.compile.flags & FUTURE_FLAGS  # the cells' own __future__ imports
         if shell.autoawait:
@@ -685,7 +938,7 @@ class _CourseGuard:
             if not ran_as_written:
                 self.locked_cell_changed = "a locked cell did not run as written"
             self.plain = _plain_state()
-            self.trusted_processes |= set(_started_by_this_kernel(_processes()))
+            self.trusted_processes |= self.processes_held_by_locked_names()
             return
         found = self.changes() if ran_as_written else ["the cell did not run as written"]
         found = list(dict.fromkeys(found + rebound + self.found_while_running))

@@ -118,6 +118,10 @@ UNDONE = {
         "        return (lambda: 2) if key == 'helper' else dict.__getitem__(self, key)\n"
         "get_ipython().user_ns = Namespace(get_ipython().user_ns)"
     ),
+    "registers a garbage-collection callback, which runs anywhere": (
+        "import gc\n"
+        "gc.callbacks.append(lambda phase, info: np.__setattr__('allclose', lambda *a, **k: True))"
+    ),
     "honest code beside the tests": (
         "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
     ),
@@ -348,10 +352,11 @@ def test_a_process_an_answer_left_running_is_stopped_before_a_test(tmp_path: Pat
 
 def test_a_guarded_module_put_into_sys_modules_flags_the_tests(tmp_path: Path) -> None:
     # (a module of the course, which no cell has imported yet)
-    answer = "import sys, types\nsys.modules['quiz.terminal'] = types.ModuleType('quiz.terminal')"
     tests = {"test-imports": "import quiz.terminal\nassert not vars(quiz.terminal).get('main')"}
-    _, disturbed = _run(answer, tmp_path, tests=tests)
-    assert disturbed == ["test-imports"], disturbed
+    for fake in ("types.ModuleType('quiz.terminal')", "types.SimpleNamespace(main=None)"):
+        answer = f"import sys, types\nsys.modules['quiz.terminal'] = {fake}"
+        _, disturbed = _run(answer, tmp_path, tests=tests)
+        assert disturbed == ["test-imports"], (fake, disturbed)
 
 
 @pytest.mark.parametrize("answer", CHANGES_A_SETTING.values(), ids=CHANGES_A_SETTING.keys())
@@ -456,6 +461,161 @@ def test_the_guard_undoes_patches_to_jax_classes(tmp_path: Path) -> None:
     notebook, disturbed = _run(answer, tmp_path, JAX_SETUP, JAX_TESTS)
     assert disturbed == []
     assert [_errors(cell) for cell in notebook.cells[2:]] == [[], []]
+
+
+# A twelfth red-team pass changed what the tests' unchanged code finds, not the code itself:
+# where modules come from, a closure's cell, a module's constant, a global named as a builtin.
+FAKE_TESTING = (
+    "class Fake:\n    def __getattr__(self, name):\n        return lambda *a, **k: None\n"
+)
+FINDS_ANOTHER_MODULE = {
+    "sets np.testing before NumPy loads it on first use": FAKE_TESTING + "np.testing = Fake()",
+    "serves numpy.testing from a finder after the guard's own": (
+        FAKE_TESTING + "import importlib.util, sys, types\n"
+        "class Finder:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numpy.testing':\n"
+        "            return importlib.util.spec_from_loader(name, self)\n"
+        "    def create_module(self, spec):\n"
+        "        module = types.ModuleType(spec.name)\n"
+        "        module.__getattr__ = Fake().__getattr__\n"
+        "        return module\n"
+        "    def exec_module(self, module):\n"
+        "        pass\n"
+        "sys.meta_path.insert(1, Finder())"
+    ),
+    "puts a folder with a fake numpy.testing first in numpy's __path__": (
+        "import pathlib, tempfile\n"
+        "folder = pathlib.Path(tempfile.mkdtemp())\n"
+        "(folder / 'testing').mkdir()\n"
+        "(folder / 'testing' / '__init__.py').write_text("
+        "'def assert_allclose(*a, **k):\\n    pass\\n')\n"
+        "np.__path__.insert(0, str(folder))"
+    ),
+}
+
+
+@pytest.mark.parametrize("answer", FINDS_ANOTHER_MODULE.values(), ids=FINDS_ANOTHER_MODULE.keys())
+def test_the_guard_keeps_where_modules_come_from(answer: str, tmp_path: Path) -> None:
+    notebook, disturbed = _run(answer, tmp_path)
+    assert disturbed == [], disturbed
+    _ran_as_written(notebook, disturbed)
+
+
+def test_the_guard_undoes_a_closure_and_a_constant_of_jax(tmp_path: Path) -> None:
+    # jax.grad is a wrapper whose cell holds the function that differentiates; the tests'
+    # compile listeners filter on the event name jax._src.dispatch reports compiles under
+    answer = (
+        "jax.grad.__closure__[0].cell_contents = lambda f, *a, **k: lambda *x: 0.0\n"
+        "import jax._src.dispatch\njax._src.dispatch.BACKEND_COMPILE_EVENT = '/elsewhere'\n"
+    )
+    tests = {
+        "test-grad": "assert float(jax.grad(lambda x: x * x)(3.0)) == 6.0",
+        "test-compiles": (
+            "seen = []\n"
+            "jax.monitoring.register_event_duration_secs_listener(\n"
+            "    lambda event, *a, **k: seen.append(event)\n"
+            ")\n"
+            "jax.jit(lambda a: a * 3.0)(jnp.ones(3))\n"
+            "assert '/jax/core/compile/backend_compile_duration' in seen, seen\n"
+        ),
+    }
+    notebook, disturbed = _run(answer, tmp_path, JAX_SETUP, tests)
+    assert disturbed == []
+    assert [_errors(cell) for cell in notebook.cells[2:]] == [[], []]
+
+
+def test_a_global_that_hides_a_builtin_the_tests_read_is_flagged(tmp_path: Path) -> None:
+    tests = {
+        "test-len": "assert len([1]) == 2, 'len says 1'",
+        "test-helper": "assert helper() == 1",  # reads no builtin: not flagged
+    }
+    notebook, disturbed = _run("def len(x):\n    return 2", tmp_path, tests=tests)
+    assert _errors(notebook.cells[2]) == []  # the fake answered: only the guard can tell
+    assert disturbed == ["test-len"], disturbed
+
+
+def test_asserts_compiled_away_flag_every_test(tmp_path: Path) -> None:
+    # At optimisation level 1 IPython compiles a cell without its asserts
+    answer = (
+        "import _testinternalcapi\n"
+        "config = _testinternalcapi.get_config()\n"
+        "config['optimization_level'] = 1\n"
+        "_testinternalcapi.set_config(config)"
+    )
+    notebook, disturbed = _run(answer, tmp_path)
+    assert _errors(notebook.cells[4]) == []  # test-fails passed: its assert never ran
+    assert disturbed == ["test-values", "test-fails"], disturbed  # test-raises has no assert
+
+
+def test_a_process_started_while_a_locked_cell_calls_an_answer_is_stopped(tmp_path: Path) -> None:
+    # The answer runs inside the locked cell (a twelfth red-team pass planted a hook in
+    # tempfile that a setup cell called); only processes a locked cell keeps by name are its own
+    answer = (
+        "import subprocess\n"
+        "def start():\n"
+        "    global _p\n"
+        "    _p = subprocess.Popen(['sleep', '60'])\n"
+    )
+    locked = "import subprocess\nstart()\nREFERENCE = subprocess.Popen(['sleep', '60'])"
+    tests = {
+        "test-alone": (
+            "assert _p.poll() is not None, 'the process of the answer still runs'\n"
+            "assert REFERENCE.poll() is None, 'the process of the locked cell was stopped'\n"
+        )
+    }
+    notebook, disturbed = _run(answer, tmp_path, tests=tests, locked_after=locked)
+    assert disturbed == [] and _errors(notebook.cells[3]) == []
+
+
+def test_a_process_that_looks_dead_while_its_threads_run_is_stopped(tmp_path: Path) -> None:
+    # its first thread exits alone: the process shows as a zombie while another thread runs
+    answer = (
+        "import subprocess, sys, time\n"
+        "_p = subprocess.Popen([sys.executable, '-c', 'import ctypes, threading, time\\n"
+        "threading.Thread(target=time.sleep, args=(60,)).start()\\n"
+        "ctypes.CDLL(None).syscall(60, 0)'])\n"
+        "time.sleep(1)"
+    )
+    states = (
+        "import os\n"
+        "def _states(pid):\n"
+        "    tasks = f'/proc/{pid}/task'\n"
+        "    found = []\n"
+        "    for task in os.listdir(tasks) if os.path.isdir(tasks) else []:\n"
+        "        with open(f'{tasks}/{task}/stat') as file:\n"
+        "            found.append(file.read().rsplit(')', 1)[1].split()[0])\n"
+        "    return found\n"
+    )
+    tests = {"test-alone": states + "assert set(_states(_p.pid)) <= {'Z'}, _states(_p.pid)"}
+    notebook, disturbed = _run(answer, tmp_path, tests=tests)
+    assert disturbed == [] and _errors(notebook.cells[2]) == []
+
+
+def test_a_thread_that_runs_an_answer_beside_a_test_is_flagged(tmp_path: Path) -> None:
+    # it empties the list of cases a test builds, between two of the test's statements
+    answer = (
+        "import threading, time\n"
+        "def _empty():\n"
+        "    while True:\n"
+        "        cases = get_ipython().user_ns.get('_cases')\n"
+        "        if cases:\n"
+        "            cases.clear()\n"
+        "        time.sleep(0.0002)\n"
+        "threading.Thread(target=_empty, daemon=True).start()\n"
+    )
+    test = "_cases = [1, 2]\nimport time\ntime.sleep(0.05)\nfor _c in _cases:\n    assert _c == 0"
+    notebook, disturbed = _run(answer, tmp_path, tests={"test-cases": test})
+    assert _errors(notebook.cells[2]) == []  # no case left to fail
+    assert disturbed == ["test-cases"], disturbed
+
+    own = (  # a test's own thread (lesson 15 watches checkpoints from one) is the test's code
+        "import threading\n_stop = threading.Event()\n"
+        "_t = threading.Thread(target=lambda: _stop.wait(), daemon=True)\n_t.start()\n"
+        "assert helper() == 1\n_stop.set()\n_t.join()\n"
+    )
+    notebook, disturbed = _run("x = 1", tmp_path / "own", tests={"test-own-thread": own})
+    assert disturbed == [] and _errors(notebook.cells[2]) == []
 
 
 def imported_modules(source: str) -> set[str]:
