@@ -7,17 +7,20 @@ loads it as a module of its own, outside ``sys.modules`` and the student's names
 Hidden tests run in the same kernel after the student's code, so an answer cell could replace
 what they call (``np.allclose = lambda *a, **k: True``), rebind a helper a locked cell defined,
 or change how IPython runs the next cells. Before each locked or graded cell this guard puts
-back every function, class and module that the public namespaces of the Python (the standard
-library modules tests use), NumPy, JAX, Flax, Optax, Orbax and quiz modules held when they were
-imported, the methods of those classes and of JAX's array type, the names the locked cells
-bound and the methods and code of the classes and functions they defined, IPython's cell
-machinery, and no trace hook. After a graded cell it checks that all of
-that is still in place and publishes a receipt keyed with a secret the grader wrote for this
+back every function, class, module and constant that the public namespaces of the Python (the
+standard library modules tests use), NumPy, JAX, Flax, Optax, Orbax and quiz modules held when
+they were imported, the methods of those classes and of JAX's array type, the code and closure
+cells of functions, how modules are found, the names the locked cells bound and the methods and
+code of the classes and functions they defined, IPython's cell machinery, the settings tests
+run with, and no trace hook; it stops the processes answers started. After a graded cell it
+checks that all of that is still in place (and was as each statement returned, with no thread
+running an answer's code) and publishes a receipt keyed with a secret the grader wrote for this
 kernel alone; the grader gives no points to a graded cell without an intact receipt.
 
 What it does not stop: code written against the guard itself (it runs in the same process and
-can reach the guard's state), and an answer that reads what the test calling it holds (its
-frame's globals). The sandbox keeps such code away from the instructor's files; the
+can reach the guard's state), an answer that reads what the test calling it holds (its frame's
+globals), a change made and undone within the call a test makes, and hooks planted in a
+library's private state. The sandbox keeps such code away from the instructor's files; the
 submission's source shows it to anyone who reads it.
 """
 
@@ -141,6 +144,27 @@ def _names_bound_by(source: str) -> set:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
     return names
+
+
+def _names_read_as_it_runs(source: str) -> set:
+    """The names a cell's code reads as it runs: not in the bodies of the functions it
+    defines (they run later), nor their parameters."""
+    try:
+        todo = list(ast.parse(source).body)
+    except SyntaxError:
+        return set()
+    read = set()
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            read.add(node.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            todo += [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+            todo += getattr(node, "decorator_list", [])
+            continue
+        todo += ast.iter_child_nodes(node)
+    return read
 
 
 def _builtins_read_by(source: str, builtin_names: set) -> set:
@@ -334,6 +358,7 @@ class _CourseGuard:
         self.cell, self.grade_id, self.transformed_as_written = "", None, False
         self.names_before: dict = {}
         self.names_bound: set = set()  # by the running locked or graded cell's own code
+        self.calls_answers = False  # the running locked cell reads a name an answer bound
         self.callbacks_before: list = []
         self.raised, self.found_while_running = False, []
         # the code objects a locked or graded cell's text compiles to, and how many ran
@@ -891,6 +916,15 @@ class _CourseGuard:
         clean = TransformerManager().transform_cell(info.raw_cell)
         self.transformed_as_written = info.transformed_cell == clean
         self.names_bound = _names_bound_by(clean)
+        # a locked cell that calls an answer (an example cell) runs the answer's code: what
+        # changes while it runs is not the course's (processes are trusted by name instead)
+        namespace = self.shell.user_ns
+        self.calls_answers = any(
+            k in namespace
+            and k not in self.trusted_names
+            and namespace[k] is not self.shell_names.get(k, _EMPTY_CELL)
+            for k in _names_read_as_it_runs(clean) - self.names_bound
+        )
         read = _builtins_read_by(clean, set(vars(self.modules["builtins"][0])))
         if self.grade_id is None:
             self.builtins_read |= read  # the functions a locked cell defines read them later
@@ -905,7 +939,9 @@ class _CourseGuard:
     def after_cell(self, result) -> None:
         if self.grade_id is None and self.cell not in self.locked:
             return
-        if self.grade_id is None:  # a test's callbacks are never trusted: an answer ran there
+        # callbacks a locked cell registered are the course's, unless it called an answer; a
+        # test's never are: an answer ran there
+        if self.grade_id is None and not self.calls_answers:
             self.trusted_callbacks += [
                 c for c in self.callbacks() if c not in self.callbacks_before
             ]
@@ -937,7 +973,8 @@ class _CourseGuard:
         if self.grade_id is None:
             if not ran_as_written:
                 self.locked_cell_changed = "a locked cell did not run as written"
-            self.plain = _plain_state()
+            if not self.calls_answers:
+                self.plain = _plain_state()
             self.trusted_processes |= self.processes_held_by_locked_names()
             return
         found = self.changes() if ran_as_written else ["the cell did not run as written"]

@@ -568,6 +568,25 @@ def test_a_process_started_while_a_locked_cell_calls_an_answer_is_stopped(tmp_pa
     assert disturbed == [] and _errors(notebook.cells[3]) == []
 
 
+def test_what_an_answer_changes_while_an_example_cell_calls_it_is_put_back(tmp_path: Path) -> None:
+    # An example cell is locked but runs the answer: its changes are not the course's settings
+    # (a setting kept as the last locked cell left it) nor its callbacks
+    answer = (
+        "import os\n"
+        "def answer():\n"
+        "    os.environ['PYTHONGUARDPROBE'] = '1'\n"
+        "    get_ipython().events.register(\n"
+        "        'pre_run_cell', lambda info: setattr(np, 'allclose', lambda *a, **k: True)\n"
+        "    )\n"
+        "    return 1\n"
+    )
+    tests = {**PLAIN_TESTS, "test-values": TESTS["test-values"]}
+    notebook, disturbed = _run(answer, tmp_path, tests=tests, locked_after="answer()")
+    # the callback runs once more, after the guard's restore (IPython runs a copy of the list)
+    assert disturbed == ["test-plain"], disturbed
+    assert [_errors(cell) for cell in notebook.cells[3:]] == [[], []]  # the setting put back
+
+
 def test_a_process_that_looks_dead_while_its_threads_run_is_stopped(tmp_path: Path) -> None:
     # its first thread exits alone: the process shows as a zombie while another thread runs
     answer = (
