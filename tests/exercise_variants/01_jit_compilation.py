@@ -168,6 +168,18 @@ def _taylor(x, degree):
 taylor_exp = jax.jit(_taylor)
 """,
     },
+    "divides by math.factorial(k), a Python int: 13! does not fit JAX's int32": {
+        "task3-solution": """
+import math
+
+
+def taylor_impl(x, degree):
+    return sum((x**k / math.factorial(k) for k in range(degree + 1)), jnp.zeros_like(x))
+
+
+taylor_exp = jax.jit(taylor_impl, static_argnames=("degree",))
+""",
+    },
     "the array made static instead of the degree": {
         "task3-solution": """
 import math
