@@ -544,7 +544,7 @@ class _CourseGuard:
             value = namespace.get(k)
             if k.startswith("__") or not (
                 callable(value)
-                or isinstance(value, types.ModuleType)
+                or issubclass(type(value), types.ModuleType)
                 or KEPT_VALUE_NAMES(k)
                 or not k.startswith("_")
             ):
@@ -853,7 +853,7 @@ class _CourseGuard:
         (a twelfth red-team pass started one from a hook planted in ``tempfile``)."""
         held: set = set()
         names = self.trusted_names.values()
-        locked_classes = {id(v) for v in names if isinstance(v, type)}
+        locked_classes = {id(v) for v in names if issubclass(type(v), type)}
         for value in names:
             inside = []
             if id(type(value)) in locked_classes:  # never code an answer defined
