@@ -17,6 +17,16 @@ from nbgrader.preprocessors import OverwriteCells
 
 
 class OverwriteAllCells(OverwriteCells):
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        # A cell copied and pasted in JupyterLab keeps the original's nbgrader metadata; nbgrader's
+        # DeduplicateIds then empties it in one of the two, and OverwriteCells' own
+        # add_missing_task_cells fails on the empty metadata (KeyError: 'grade_id'): the copy is
+        # the student's cell, as DeduplicateIds meant.
+        for cell in nb.cells:
+            if cell.get("metadata", {}).get("nbgrader", None) == {}:
+                del cell.metadata["nbgrader"]
+        return super().preprocess(nb, resources)
+
     def add_missing_grade_cells(
         self, nb: NotebookNode, resources: dict
     ) -> tuple[NotebookNode, dict]:

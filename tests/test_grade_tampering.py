@@ -1,11 +1,12 @@
 """Tampering with the tests gains nothing, through the real grading command.
 
-Seven students answer a real assignment: a wrong answer from tests/exercise_variants/; the same
+Eight students answer a real assignment: a wrong answer from tests/exercise_variants/; the same
 wrong answer that also replaces numpy's and JAX's comparison functions and numpy.testing; all
 right answers but a quiz of wrong letters with `quiz.score` replaced; and a blank notebook
 whose first answer cell makes IPython run every later cell as an empty one; and the wrong answer
 again, with locked cells deleted, or the setup emptied and stripped of nbgrader's metadata (which
-makes it the student's cell). Each must score what its honest answers earn.
+makes it the student's cell), or the setup copied and pasted. Each must score what its honest
+answers earn.
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
         if grade_id(cell) == "setup":
             del cell.metadata["nbgrader"]
             cell.source = "# the setup, emptied: the tests' helpers are gone\n"
+    # a locked cell copied and pasted in JupyterLab: the copy keeps the original's metadata
+    pasted = students["pasted-copy"] = _with_answers(solution_notebook(ASSIGNMENT), wrong)
+    setup = next(i for i, c in enumerate(pasted.cells) if grade_id(c) == "setup")
+    pasted.cells.insert(setup + 1, nbformat.from_dict(pasted.cells[setup]))
     patched = students["patched-wrong"]
     for cell in patched.cells:  # the rest of the wrong variant, untouched
         if grade_id(cell) in wrong and grade_id(cell) != first_task:
@@ -101,6 +106,8 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
     )
     assert scores["patched-quiz"] == scores["honest-quiz"]
     assert scores["deleted-cells"] == scores["stripped-setup"] == scores["honest-wrong"], scores
+    assert scores["pasted-copy"] == scores["honest-wrong"], rows["pasted-copy"]
+    assert rows["pasted-copy"]["status"] == "graded", rows["pasted-copy"]
     assert scores["blanker"] == 0.0, rows["blanker"]
     assert rows["blanker"]["status"] == "tampered"
     assert rows["honest-wrong"]["status"] == "graded"
