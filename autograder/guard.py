@@ -83,23 +83,25 @@ def restored_source(grade_id: str, source: str) -> str:
     return "# " + notice + source
 
 
-def _cells(db_url: str, assignment: str) -> tuple[dict[str, str], list[str]]:
+def _cells(db_url: str, assignment: str) -> tuple[dict[str, str], list[str], dict[str, list]]:
     """Hashes of the graded cells (-> grade_id) and of the other locked cells, as nbgrader
     will execute them: it puts every locked cell's source back from the gradebook (a deleted
-    graded cell comes back with a notice in front of it)."""
-    graded, locked = {}, []
+    graded cell comes back with a notice in front of it); and, per graded cell, the locked
+    cells before it in the source, which must have run before it."""
+    graded, locked, before = {}, [], {}
     with Gradebook(db_url, COURSE_ID) as gradebook:
         for notebook in gradebook.find_assignment(assignment).notebooks:
             grade_ids = {cell.name for cell in notebook.grade_cells}
-            for cell in notebook.source_cells:
+            for cell in notebook.source_cells:  # in the source's order
                 if cell.cell_type != "code":
                     continue
                 if cell.locked and cell.name in grade_ids:
-                    graded[source_hash(cell.source)] = cell.name
-                    graded[source_hash(restored_source(cell.name, cell.source))] = cell.name
+                    for source in (cell.source, restored_source(cell.name, cell.source)):
+                        graded[source_hash(source)] = cell.name
+                        before[source_hash(source)] = list(locked)
                 elif cell.locked:
                     locked.append(source_hash(cell.source))
-    return graded, locked
+    return graded, locked, before
 
 
 @contextmanager
@@ -111,14 +113,22 @@ def arm(db_url: str, assignment: str, scratch: Path) -> Iterator[Armed]:
     removed by the kernel as soon as it has read it (the secret then lives only in the
     kernel's guard), and by this function at the end in any case.
     """
-    graded, locked = _cells(db_url, assignment)
-    with arm_cells(graded, locked, scratch) as armed:
+    graded, locked, before = _cells(db_url, assignment)
+    with arm_cells(graded, locked, scratch, before) as armed:
         yield armed
 
 
 @contextmanager
-def arm_cells(graded: dict[str, str], locked: list[str], scratch: Path) -> Iterator[Armed]:
-    """``arm`` for cells given by their source hashes (see ``source_hash``)."""
+def arm_cells(
+    graded: dict[str, str],
+    locked: list[str],
+    scratch: Path,
+    before: dict[str, list[str]] | None = None,
+) -> Iterator[Armed]:
+    """``arm`` for cells given by their source hashes (see ``source_hash``); ``before``: per
+    graded cell, the locked cells that must have run before it (a cell skipped by a tag or
+    moved below the tests would let the notebook define what the tests use: a thirteenth
+    red-team pass)."""
     armed = Armed(secrets.token_bytes(32), graded)
     startup = scratch / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
@@ -129,7 +139,13 @@ def arm_cells(graded: dict[str, str], locked: list[str], scratch: Path) -> Itera
     (startup / STARTUP_NAME).write_text(LOADER, encoding="utf-8")
     shutil.copyfile(KERNEL_SCRIPT, scratch / KERNEL_SCRIPT.name)
     config = scratch / f"guard-{secrets.token_hex(8)}.json"
-    payload = {"secret": armed.secret.hex(), "graded": graded, "locked": locked, "mime": MIME}
+    payload = {
+        "secret": armed.secret.hex(),
+        "graded": graded,
+        "locked": locked,
+        "before": before or {},
+        "mime": MIME,
+    }
     config.touch(mode=0o600)
     config.write_text(json.dumps(payload), encoding="utf-8")
     previous = {name: os.environ.get(name) for name in ("IPYTHONDIR", ENV)}

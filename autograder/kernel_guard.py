@@ -54,6 +54,7 @@ GUARDED_MODULES = re.compile(
     r"builtins|math|cmath|operator|functools|itertools|statistics|json|os|os\.path|pathlib"
     r"|shutil|tempfile|time|subprocess|sys|re|random|warnings|contextlib|io|glob|signal"
     r"|threading|atexit|importlib|collections|copy|inspect|textwrap|base64|zlib|hashlib|pickle"
+    r"|importlib\._bootstrap(_external)?|_frozen_importlib(_external)?"
     r"|csv|socket|struct|logging|tracemalloc|numpy(\..+)?|IPython\.core\.interactiveshell"
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
     r"|jax\.(ad_checkpoint|experimental(\.pallas(\.triton)?)?|_src\.(monitoring|dispatch))"
@@ -89,6 +90,12 @@ STANDARD_MODULES = (
 KEPT_VALUE_NAMES = re.compile(r"_*[A-Z][A-Z0-9_]*|_\w+_listeners").fullmatch
 PLAIN_TYPES = (str, bytes, int, float, complex, bool, type(None))
 _EMPTY_CELL = object()
+# the signals whose handlers are kept: not SIGINT, whose handler ipykernel switches as it runs
+# a cell, nor those no handler can catch
+GUARDED_SIGNALS = sorted(
+    set(signal.valid_signals()) - {signal.SIGINT, signal.SIGKILL, signal.SIGSTOP}
+)
+TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 POPEN = subprocess.Popen  # as imported, before any cell ran
 IMPORT_OBJECTS = ("meta_path", "path_hooks", "path_importer_cache")
 # the loaders the path hook gives a folder's finder
@@ -180,6 +187,10 @@ def _builtins_read_by(source: str, builtin_names: set) -> set:
 def _importer_state(finder: object) -> tuple:
     """What a path entry's finder looks in, and with which loaders."""
     return getattr(finder, "path", None), list(getattr(finder, "_loaders", ()))
+
+
+def _among(item: object, items: list) -> bool:
+    return any(item is other for other in items)
 
 
 def _same_items(items: list, kept: list) -> bool:
@@ -344,6 +355,8 @@ class _CourseGuard:
         self.secret = bytes.fromhex(config["secret"])
         self.graded: dict = config["graded"]  # sha256 of a graded cell's source -> grade_id
         self.locked = set(config["locked"])  # sha256 of the other locked cells' sources
+        self.locked_before: dict = config.get("before", {})  # graded cell -> locked cells
+        self.locked_ran: set = set()  # the locked cells that have run
         self.mime = config["mime"]
         self.publish = shell.display_pub.publish
         self.modules: dict = {}  # name -> (module, guarded entries)
@@ -359,6 +372,7 @@ class _CourseGuard:
         self.names_before: dict = {}
         self.names_bound: set = set()  # by the running locked or graded cell's own code
         self.calls_answers = False  # the running locked cell reads a name an answer bound
+        self.source = ""  # the running locked or graded cell's text, as IPython transformed it
         self.callbacks_before: list = []
         self.raised, self.found_while_running = False, []
         # the code objects a locked or graded cell's text compiles to, and how many ran
@@ -370,6 +384,9 @@ class _CourseGuard:
         self.trusted_files: set = set()  # the code files of locked and graded cells
         # the interpreter's garbage-collection callbacks run anywhere, like a thread
         self.gc_callbacks = (gc.callbacks, list(gc.callbacks))
+        # signal handlers run the answer's code between any two of a test's bytecodes, on the
+        # main thread, from a timer the answer set (a thirteenth red-team pass used SIGALRM)
+        self.signal_handlers = {s: signal.getsignal(s) for s in GUARDED_SIGNALS}
         # builtins that locked cells and the running graded cell read: a name of the notebook
         # that hides one changes what the tests do (a twelfth red-team pass defined ``len``)
         self.builtins_read: set = set()
@@ -386,6 +403,7 @@ class _CourseGuard:
         for name in STANDARD_MODULES:
             importlib.import_module(name)
         self.unimported: list = []  # guarded names that reached sys.modules without an import
+        self.namespace_packages: dict = {}  # name -> search path, as the finder found them
         # How modules are found, as the kernel started: a twelfth red-team pass served a fake
         # numpy.testing from a finder after the guard's own, and from a folder put first in
         # numpy's __path__ (kept per package by watch_module)
@@ -493,6 +511,9 @@ class _CourseGuard:
             spec = finder.find_spec(name, path, target)
             if spec is None:
                 continue
+            if spec.loader is None and spec.submodule_search_locations is not None:
+                # a namespace package (orbax): no code of its own runs, nothing to wrap
+                self.namespace_packages[name] = list(spec.submodule_search_locations)
             execute = getattr(spec.loader, "exec_module", None)
             if execute is not None and not isinstance(spec.loader, type):
 
@@ -623,6 +644,8 @@ class _CourseGuard:
         found += self.import_system_changes()
         if gc.callbacks is not self.gc_callbacks[0] or gc.callbacks != self.gc_callbacks[1]:
             found.append("gc.callbacks")
+        found += [f"the handler of signal {s}" for s in self.changed_signal_handlers()]
+        found += [f"timer {t}" for t in TIMERS if signal.getitimer(t) != (0.0, 0.0)]
         namespace = shell.user_ns
         found += [
             f"the builtin {k}, hidden by a name of the notebook"
@@ -633,6 +656,18 @@ class _CourseGuard:
         ]
         found += [f"callback {c!r}" for c in self.callbacks() if c not in self.trusted_callbacks]
         return found
+
+    def imported_namespace(self, name: str, module: object) -> bool:
+        """A namespace package the finder found, as the import system makes one."""
+        found = self.namespace_packages.get(name)
+        return (
+            found is not None
+            and type(module) is types.ModuleType
+            and list(getattr(module, "__path__", ())) == found
+        )
+
+    def changed_signal_handlers(self) -> list:
+        return [s for s, kept in self.signal_handlers.items() if signal.getsignal(s) is not kept]
 
     def changed_importers(self) -> list:
         """Path entries whose finder is not the one kept, or not one the path hooks make."""
@@ -656,9 +691,13 @@ class _CourseGuard:
             for name, kept in zip(IMPORT_OBJECTS, self.import_objects, strict=True)
             if getattr(sys, name) is not kept
         ]
-        if not _same_items(sys.meta_path, [self, *self.finders]):
-            found.append("sys.meta_path's finders")
-        if not _same_items(sys.path_hooks, self.path_hooks):
+        # The guard, first, asks only the finders it kept: one added after it (absl inserts a
+        # ReloadDetector as it loads) is asked only for names none of them found, none a test
+        # imports. A path hook added in front of the kept ones would make the finders of
+        # folders not yet searched (a package's first submodule).
+        if not sys.meta_path or sys.meta_path[0] is not self:
+            found.append("sys.meta_path's first finder")
+        if not _same_items(sys.path_hooks[: len(self.path_hooks)], self.path_hooks):
             found.append("sys.path_hooks's hooks")
         found += [f"the finder of {k}" for k in self.changed_importers()]
         found += [
@@ -672,8 +711,9 @@ class _CourseGuard:
         for name, kept in zip(IMPORT_OBJECTS, self.import_objects, strict=True):
             setattr(sys, name, kept)
         meta_path, path_hooks, cache = self.import_objects
-        meta_path[:] = [self, *self.finders]
-        path_hooks[:] = self.path_hooks
+        kept_finders = [self, *self.finders]
+        meta_path[:] = kept_finders + [f for f in meta_path if not _among(f, kept_finders)]
+        path_hooks[:] = self.path_hooks + [h for h in path_hooks if not _among(h, self.path_hooks)]
         for k in self.changed_importers():
             if k in self.importers:
                 finder, (path, loaders) = self.importers[k]
@@ -696,6 +736,22 @@ class _CourseGuard:
         if running:
             now["the working directory"] = kept["the working directory"]
         return [name for name, value in kept.items() if now[name] != value]
+
+    def settings_left_by_locked_cell(self) -> dict:
+        """The plain settings as a locked cell left them, but for environment variables and
+        JAX options that its text does not name: a thread an answer started can set those
+        while the cell runs (a thirteenth red-team pass set PYTHONPATH so)."""
+        now, kept = _plain_state(), self.plain
+        for category in ("the environment", "JAX's configuration"):
+            settings = dict(kept[category])
+            for k in now[category].keys() | kept[category].keys():
+                if re.search(rf"\b{re.escape(k)}\b", self.source):
+                    if k in now[category]:
+                        settings[k] = now[category][k]
+                    else:
+                        settings.pop(k, None)
+            now[category] = settings
+        return now
 
     def restore_plain_state(self) -> None:
         kept = self.plain
@@ -729,6 +785,13 @@ class _CourseGuard:
             getattr(warnings, "_filters_mutated", lambda: None)()  # the C module's cached copy
 
     def restore(self) -> None:
+        # first what runs the answer's code between any two bytecodes of what follows
+        for timer in TIMERS:
+            signal.setitimer(timer, 0)
+        for number in self.changed_signal_handlers():
+            signal.signal(number, self.signal_handlers[number])
+        gc.callbacks = self.gc_callbacks[0]
+        gc.callbacks[:] = self.gc_callbacks[1]
         self.restore_plain_state()
         for name, (module, kept) in self.modules.items():
             namespace = vars(module)
@@ -780,8 +843,6 @@ class _CourseGuard:
         # processes an answer left running can rewrite the files a test writes, then runs
         self.stop_processes()
         self.restore_import_system()
-        gc.callbacks = self.gc_callbacks[0]
-        gc.callbacks[:] = self.gc_callbacks[1]
         namespace = shell.user_ns
         namespace["__builtins__"] = self.modules["builtins"][0]
         for k, v in self.trusted_names.items():
@@ -902,7 +963,10 @@ class _CourseGuard:
         self.grade_id = self.graded.get(self.cell)
         for name, module in list(sys.modules.items()):
             if name not in self.modules and GUARDED_MODULES(name):
-                if not isinstance(module, types.ModuleType) or not _is_builtin_or_frozen(name):
+                if not (
+                    self.imported_namespace(name, module)
+                    or (type(module) is types.ModuleType and _is_builtin_or_frozen(name))
+                ):
                     self.unimported.append(name)  # its code never ran through the finder
             self.watch_module(name, module)
         self.watch_library_classes()
@@ -916,6 +980,7 @@ class _CourseGuard:
         clean = TransformerManager().transform_cell(info.raw_cell)
         self.transformed_as_written = info.transformed_cell == clean
         self.names_bound = _names_bound_by(clean)
+        self.source = clean
         # a locked cell that calls an answer (an example cell) runs the answer's code: what
         # changes while it runs is not the course's (processes are trusted by name instead)
         namespace = self.shell.user_ns
@@ -971,16 +1036,19 @@ class _CourseGuard:
             and (raised or self.statements_run == len(expected))
         )
         if self.grade_id is None:
+            self.locked_ran.add(self.cell)
             if not ran_as_written:
                 self.locked_cell_changed = "a locked cell did not run as written"
             if not self.calls_answers:
-                self.plain = _plain_state()
+                self.plain = self.settings_left_by_locked_cell()
             self.trusted_processes |= self.processes_held_by_locked_names()
             return
         found = self.changes() if ran_as_written else ["the cell did not run as written"]
         found = list(dict.fromkeys(found + rebound + self.found_while_running))
         if self.locked_cell_changed:
             found.append(self.locked_cell_changed)
+        if set(self.locked_before.get(self.cell, ())) - self.locked_ran:
+            found.append("a locked cell before it did not run before it (skipped or moved)")
         if not outcome:
             found.append("IPython's ExecutionResult")
         value = outcome.get("result")

@@ -122,6 +122,11 @@ UNDONE = {
         "import gc\n"
         "gc.callbacks.append(lambda phase, info: np.__setattr__('allclose', lambda *a, **k: True))"
     ),
+    "sets a timer whose signal handler patches numpy between a test's bytecodes": (
+        "import signal\n"
+        "signal.signal(signal.SIGALRM, lambda *a: setattr(np, 'allclose', lambda *a, **k: True))\n"
+        "signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)"
+    ),
     "honest code beside the tests": (
         "import json\nmine = np.arange(3).sum()\nprint('my own output', mine)"
     ),
@@ -149,7 +154,9 @@ def _run(
     for cell, grade_id in zip(notebook.cells[-len(tests) :], tests, strict=True):
         cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "locked": True}
     graded = {guard.source_hash(source): grade_id for grade_id, source in tests.items()}
-    with guard.arm_cells(graded, [guard.source_hash(c) for c in locked], tmp_path) as armed:
+    hashes = [guard.source_hash(c) for c in locked]
+    before = dict.fromkeys(graded, hashes)  # every locked cell comes before the tests
+    with guard.arm_cells(graded, hashes, tmp_path, before) as armed:
         NotebookClient(
             notebook,
             timeout=CELL_TIMEOUT_S,
@@ -585,6 +592,79 @@ def test_what_an_answer_changes_while_an_example_cell_calls_it_is_put_back(tmp_p
     # the callback runs once more, after the guard's restore (IPython runs a copy of the list)
     assert disturbed == ["test-plain"], disturbed
     assert [_errors(cell) for cell in notebook.cells[3:]] == [[], []]  # the setting put back
+
+
+def test_a_setting_a_thread_makes_while_a_locked_cell_runs_is_put_back(tmp_path: Path) -> None:
+    # the locked cell does not name the variable: it does not vouch for it
+    answer = (
+        "import os, threading, time\n"
+        "threading.Thread(target=lambda: (time.sleep(0.5), os.environ.update("
+        "PYTHONGUARDPROBE='1'))).start()\n"
+    )
+    locked = "import time\ntime.sleep(1.5)"
+    notebook, disturbed = _run(answer, tmp_path, tests=PLAIN_TESTS, locked_after=locked)
+    assert disturbed == [] and _errors(notebook.cells[3]) == []
+
+
+def test_the_import_machinery_is_guarded(tmp_path: Path) -> None:
+    # a patched loader would make the module a test imports first a fake, watched as the real
+    answer = (
+        "import importlib._bootstrap_external as machinery\n"
+        "_exec = machinery._LoaderBasics.exec_module\n"
+        "def exec_module(self, module):\n"
+        "    _exec(self, module)\n"
+        "    module.run = None\n"
+        "machinery._LoaderBasics.exec_module = exec_module\n"
+    )
+    tests = {"test-imports": "import quiz.terminal\nassert quiz.terminal.run is not None"}
+    notebook, disturbed = _run(answer, tmp_path, tests=tests)
+    assert disturbed == [] and _errors(notebook.cells[2]) == []
+
+
+def test_what_a_fresh_kernel_imports_in_its_cells_is_not_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As in class grading, the stack is imported by the cells, after the guard started: orbax
+    # is a namespace package (no code of its own runs through the guard's finder), and absl
+    # adds a finder of its own to sys.meta_path as it loads. The suite's kernel pool imports
+    # the stack before the guard starts, which hid both (lessons 08, 10 and 13 lost points,
+    # tampered, when graded by the grading command): a fresh kernel here
+    monkeypatch.setenv("COURSE_KERNEL_POOL", "off")
+    setup = "import orbax.checkpoint as ocp\n"
+    tests = {"test-imports": "import absl.flags\nassert ocp.v1 is not None"}
+    notebook, disturbed = _run("x = 1", tmp_path, setup=setup, tests=tests)
+    assert disturbed == [] and _errors(notebook.cells[2]) == []
+
+
+@pytest.mark.parametrize("how", ["tagged skip-execution", "moved below the tests"])
+def test_a_locked_cell_that_does_not_run_before_the_tests_flags_them(
+    how: str, tmp_path: Path
+) -> None:
+    # the notebook then defines what the locked cell would have: here a lenient helper
+    first, setup = "import numpy as np", "def helper():\n    return 2\n"
+    answer = "def helper():\n    return 1\n"
+    test = "assert helper() == 1, 'the locked helper says 2'"
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(c) for c in (first, setup, answer, test)]
+    )
+    notebook.cells[3].metadata["nbgrader"] = {"grade": True, "grade_id": "test", "locked": True}
+    if how == "tagged skip-execution":
+        notebook.cells[1].metadata["tags"] = ["skip-execution"]
+    else:
+        notebook.cells.append(notebook.cells.pop(1))
+    graded, locked = (
+        {guard.source_hash(test): "test"},
+        [guard.source_hash(first), guard.source_hash(setup)],
+    )
+    before = dict.fromkeys(graded, locked)
+    with guard.arm_cells(graded, locked, tmp_path, before) as armed:
+        NotebookClient(
+            notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True,
+            config=kernel_client_config(),
+        ).execute()  # fmt: skip
+    test_cell = next(c for c in notebook.cells if c.source == test)
+    assert _errors(test_cell) == []  # the notebook's helper answered
+    assert guard.check_receipts(notebook, armed) == ["test"]
 
 
 def test_a_process_that_looks_dead_while_its_threads_run_is_stopped(tmp_path: Path) -> None:
