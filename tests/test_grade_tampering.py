@@ -87,7 +87,9 @@ def test_tampering_scores_what_the_honest_answers_earn(tmp_path: Path) -> None:
     # a locked cell copied and pasted in JupyterLab: the copy keeps the original's metadata
     pasted = students["pasted-copy"] = _with_answers(solution_notebook(ASSIGNMENT), wrong)
     setup = next(i for i, c in enumerate(pasted.cells) if grade_id(c) == "setup")
-    pasted.cells.insert(setup + 1, nbformat.from_dict(pasted.cells[setup]))
+    copy = nbformat.from_dict(pasted.cells[setup])
+    copy["id"] = "pasted-setup"  # JupyterLab gives the copy an id of its own, not its metadata
+    pasted.cells.insert(setup + 1, copy)
     patched = students["patched-wrong"]
     for cell in patched.cells:  # the rest of the wrong variant, untouched
         if grade_id(cell) in wrong and grade_id(cell) != first_task:
