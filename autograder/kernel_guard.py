@@ -333,9 +333,7 @@ def _is_builtin_or_frozen(name: str) -> bool:
 
 
 def _same(value: object, kept: object) -> bool:
-    return value is kept or (
-        type(kept) in PLAIN_TYPES and type(value) is type(kept) and value == kept
-    )
+    return value is kept or (type(kept) in (str, bool) and value == kept)
 
 
 def _cell_contents(cell: types.CellType) -> object:
