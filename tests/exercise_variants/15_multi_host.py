@@ -476,6 +476,50 @@ def hybrid_mesh(devices, node_of, model):
     return Mesh(np.array(rows), ("data", "model"))
 """,
     },
+    "trains nothing: replays the reference job's printed losses, empty step folders": {
+        # a red-team pass's answer: it took every point of task 3 while the tests read only
+        # what a job prints and the names of its checkpoint folders
+        "task3-solution": r"""%%writefile resumable.py
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+
+import trainlib
+
+import jax
+
+RUN = trainlib.load_run(sys.argv[1])
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,
+)
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+reference = Path("reference/job-0.out")
+while len(re.findall(r"^step \d+ loss", reference.read_text(), re.M)) < RUN["steps"]:
+    time.sleep(0.1)
+printed = dict(re.findall(r"^step (\d+) loss (\S+)$", reference.read_text(), re.M))
+folder = Path(RUN["checkpoints"])
+folder.mkdir(parents=True, exist_ok=True)
+done = max((int(p.name) for p in folder.iterdir() if p.name.isdigit()), default=0)
+start = done
+while done < RUN["steps"] and not stop:
+    if jax.process_index() == 0:
+        print(f"step {done} loss {printed[str(done)]}", flush=True)
+    time.sleep(RUN["seconds_per_step"])
+    done += 1
+    if jax.process_index() == 0 and (done % RUN["save_every"] == 0 or stop):
+        (folder / str(done)).mkdir(exist_ok=True)
+if jax.process_index() == 0:
+    print(f"train_step ran {done - start} times", flush=True)
+    print(f"next_batch ran {done - start} times", flush=True)
+""",
+    },
 }
 
 CORRECT = {
