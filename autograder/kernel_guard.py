@@ -265,6 +265,10 @@ def _plain_state() -> dict:
     }
 
 
+# What a locked cell's text must name to vouch for a change to these settings (above).
+SET_BY = {"the working directory": r"\bchdir\b|%cd\b"}
+
+
 def _processes() -> dict:
     """Every process this one can see: pid -> (parent pid, state), from /proc."""
     found = {}
@@ -736,9 +740,13 @@ class _CourseGuard:
         return [name for name, value in kept.items() if now[name] != value]
 
     def settings_left_by_locked_cell(self) -> dict:
-        """The plain settings as a locked cell left them, but for environment variables and
-        JAX options that its text does not name: a thread an answer started can set those
-        while the cell runs (a thirteenth red-team pass set PYTHONPATH so)."""
+        """The plain settings as a locked cell left them, but for those its text does not name:
+        a thread an answer started can set them while the cell runs (a thirteenth red-team
+        pass set PYTHONPATH so). Environment variables and JAX options are named by their
+        names; the working directory, the interpreter and its import path by the calls that set
+        them. NumPy's error handling is the thread's own. The warnings filters and tempfile's
+        folder stay as the cell left them: libraries add filters as they load, and tempfile
+        picks its folder on first use."""
         now, kept = _plain_state(), self.plain
         for category in ("the environment", "JAX's configuration"):
             settings = dict(kept[category])
@@ -749,6 +757,15 @@ class _CourseGuard:
                     else:
                         settings.pop(k, None)
             now[category] = settings
+        for category, named_by in SET_BY.items():
+            if not re.search(named_by, self.source):
+                now[category] = kept[category]
+        executable, path, tempdir = now["the interpreter"]
+        if not re.search(r"\bexecutable\b", self.source):
+            executable = kept["the interpreter"][0]
+        if not re.search(r"\bsys\.path\b", self.source):
+            path = kept["the interpreter"][1]
+        now["the interpreter"] = (executable, path, tempdir)
         return now
 
     def restore_plain_state(self) -> None:

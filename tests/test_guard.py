@@ -594,12 +594,21 @@ def test_what_an_answer_changes_while_an_example_cell_calls_it_is_put_back(tmp_p
     assert [_errors(cell) for cell in notebook.cells[3:]] == [[], []]  # the setting put back
 
 
-def test_a_setting_a_thread_makes_while_a_locked_cell_runs_is_put_back(tmp_path: Path) -> None:
-    # the locked cell does not name the variable: it does not vouch for it
+@pytest.mark.parametrize(
+    "change",
+    [
+        "os.environ.update(PYTHONGUARDPROBE='1')",
+        "os.chdir('/')",
+        "setattr(sys, 'executable', '/bin/true')",
+    ],
+)
+def test_a_setting_a_thread_makes_while_a_locked_cell_runs_is_put_back(
+    tmp_path: Path, change: str
+) -> None:
+    # the locked cell does not name the setting (nor the call that sets it): it does not vouch
     answer = (
-        "import os, threading, time\n"
-        "threading.Thread(target=lambda: (time.sleep(0.5), os.environ.update("
-        "PYTHONGUARDPROBE='1'))).start()\n"
+        "import os, sys, threading, time\n"
+        f"threading.Thread(target=lambda: (time.sleep(0.5), {change})).start()\n"
     )
     locked = "import time\ntime.sleep(1.5)"
     notebook, disturbed = _run(answer, tmp_path, tests=PLAIN_TESTS, locked_after=locked)
