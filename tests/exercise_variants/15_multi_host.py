@@ -520,6 +520,143 @@ if jax.process_index() == 0:
     print(f"next_batch ran {done - start} times", flush=True)
 """,
     },
+    "a restart replays the steps done from init_state() and resets trainlib's counters": {
+        # a red-team pass's answer (the counts looked right); the tests now change RUN["seed"]
+        # before a restart, which only a job that does not resume notices
+        "task3-solution": r"""%%writefile resumable.py
+import os
+import sys
+
+import trainlib  # first: it gives each process its CPU device
+
+import jax
+
+RUN = trainlib.load_run(sys.argv[1])
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,  # a dead process fails the job in seconds, not 100 s
+)
+import orbax.checkpoint as ocp
+from jax.experimental import multihost_utils
+
+t = trainlib.Training(RUN)
+when = ocp.v1.training.save_decision_policies
+checkpointer = ocp.v1.training.Checkpointer(
+    RUN["checkpoints"],
+    save_decision_policy=when.AnySavePolicy(
+        [when.FixedIntervalPolicy(RUN["save_every"]), when.PreemptionCheckpointingPolicy()]
+    ),
+)
+if checkpointer.latest is None:
+    done, state, data_key = 0, t.init_state(), t.first_data_key()
+else:  # never restores: replays every earlier step from scratch, silently
+    done = checkpointer.latest.step
+    state, data_key = t.init_state(), t.first_data_key()
+    for _ in range(done):
+        data_key, x, y = t.next_batch(data_key)
+        state, _ = t.train_step(state, x, y)
+    t.steps_run = t.batches_drawn = 0  # the counts trainlib prints: as if nothing was redone
+while done < RUN["steps"]:
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(done, loss)
+    done += 1
+    # every process calls it; the policies decide whether this step is saved
+    checkpointer.save_checkpointables_async(done, {"state": state, "data": {"key": data_key}})
+    if multihost_utils.reached_preemption_sync_point(done):  # SIGTERM: all stop at this step
+        break
+checkpointer.close()  # waits for the last save
+jax.distributed.shutdown()
+### END SOLUTION""",
+    },
+    "trains nothing: rewrites the reference job's output, then its own RUN.json": {
+        # a red-team pass's answer; the check now takes the settings from the kernel and is
+        # the reference itself
+        "task3-solution": r"""%%writefile resumable.py
+# Trains nothing, imports no JAX, knows no real loss: prints "loss 1.0" at every step and, once the
+# reference job has finished, rewrites its output file (which the visible test parses only after
+# this job ended) to say the same. Makes empty step folders,
+# prints trainlib's counts by hand. When the run is over it rewrites its own RUN.json (steps 0,
+# save_every huge): the check reads the settings from that file, so it trains 0 steps and gives
+# no checkpoint a verdict; the killed test reads save_every from it for the gap check.
+import json
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+
+RUN = json.loads(Path(sys.argv[1]).read_text())
+me = int(os.environ["PROCESS_ID"])
+port = os.environ["JAX_COORDINATOR_ADDRESS"].rsplit(":", 1)[1]
+folder = Path(sys.argv[1]).parent
+work = folder.parent
+checkpoints = Path(RUN["checkpoints"])
+checkpoints.mkdir(parents=True, exist_ok=True)
+(folder / f".pid{me}-{port}").write_text(str(os.getpid()))
+
+stop = False
+
+
+def on_term(*_):
+    global stop
+    stop = True
+
+
+signal.signal(signal.SIGTERM, on_term)
+
+
+def alive(other):
+    try:
+        pid = int((folder / f".pid{other}-{port}").read_text())
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, ValueError):
+        return False
+
+
+if me != 0:  # process 1: lives as long as process 0 does
+    time.sleep(1.0)
+    while alive(0) and not stop:
+        time.sleep(0.05)
+    sys.exit(0)
+
+ref = work / "reference" / "job-0.out"
+pattern = r"^step (\d+) loss (\S+)$"
+while True:  # the reference job runs beside the visible test: wait until it has finished
+    got = re.findall(pattern, ref.read_text() if ref.exists() else "", re.M)
+    if len(got) >= RUN["steps"]:
+        break
+    time.sleep(0.1)
+loss = {i: "1.0" for i in range(RUN["steps"])}
+text = ref.read_text()
+if "step 0 loss 1.0\n" not in text:  # (visible test) wait for the reference's exit, then rewrite it
+    while "next_batch ran" not in ref.read_text():
+        time.sleep(0.1)
+    ref.write_text("".join(f"step {i} loss 1.0\n" for i in range(RUN["steps"])))
+done = max([int(p.name) for p in checkpoints.iterdir() if p.name.isdigit()], default=0)
+reported = 0
+time.sleep(0.5)
+while done < RUN["steps"]:
+    if not alive(1):
+        sys.exit(1)  # the other process died: fail, as a job would
+    print(f"step {done} loss {loss[done]}", flush=True)
+    reported += 1
+    done += 1
+    time.sleep(RUN["seconds_per_step"])
+    if done % RUN["save_every"] == 0 or stop or done == RUN["steps"]:
+        (checkpoints / str(done)).mkdir(exist_ok=True)
+    if stop:
+        break
+if done >= RUN["steps"]:
+    Path(sys.argv[1]).write_text(json.dumps({**RUN, "steps": 0, "save_every": 10**6}))
+print(f"train_step ran {reported} times", flush=True)
+print(f"next_batch ran {reported} times", flush=True)
+""",
+    },
 }
 
 CORRECT = {
