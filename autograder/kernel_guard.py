@@ -55,7 +55,8 @@ GUARDED_MODULES = re.compile(
     r"|shutil|tempfile|time|subprocess|sys|re|random|warnings|contextlib|io|glob|signal"
     r"|threading|atexit|importlib|collections|copy|inspect|textwrap|base64|zlib|hashlib|pickle"
     r"|importlib\._bootstrap(_external)?|_frozen_importlib(_external)?"
-    r"|csv|socket|struct|logging|tracemalloc|numpy(\..+)?|IPython\.core\.interactiveshell"
+    r"|csv|ctypes|secrets|socket|struct|logging|tracemalloc|numpy(\..+)?"
+    r"|IPython\.core\.interactiveshell"
     r"|jax|jax\.(numpy|lax|random|tree|tree_util|nn|export|sharding|stages|monitoring|profiler)"
     r"|jax\.(ad_checkpoint|experimental(\.pallas(\.triton)?)?|_src\.(monitoring|dispatch))"
     r"|optax|flax|flax\.(nnx|linen|serialization|training(\..+)?)|orbax|orbax\.checkpoint"
@@ -81,10 +82,10 @@ WATCHED_VARIABLES = re.compile(
     r"PATH|(PYTHON|LD_|DYLD_|XLA_|JAX_|TF_|CUDA_|NCCL_|TPU_).*"
 ).fullmatch
 STANDARD_MODULES = (
-    "atexit", "base64", "cmath", "collections", "contextlib", "copy", "csv", "glob", "hashlib",
-    "inspect", "io", "json", "logging", "math", "operator", "pathlib", "pickle", "random",
-    "shutil", "signal", "socket", "statistics", "struct", "subprocess", "tempfile", "textwrap",
-    "tracemalloc", "zlib",
+    "atexit", "base64", "cmath", "collections", "contextlib", "copy", "csv", "ctypes", "glob",
+    "hashlib", "inspect", "io", "json", "logging", "math", "operator", "pathlib", "pickle",
+    "random", "secrets", "shutil", "signal", "socket", "statistics", "struct", "subprocess",
+    "tempfile", "textwrap", "tracemalloc", "zlib",
 )  # fmt: skip
 # Module values kept as its callables are: constants by name, and JAX's monitoring listener lists
 KEPT_VALUE_NAMES = re.compile(r"_*[A-Z][A-Z0-9_]*|_\w+_listeners").fullmatch
