@@ -266,10 +266,6 @@ def _plain_state() -> dict:
     }
 
 
-# What a locked cell's text must name to vouch for a change to these settings (above).
-SET_BY = {"the working directory": r"\bchdir\b|%cd\b"}
-
-
 def _processes() -> dict:
     """Every process this one can see: pid -> (parent pid, state), from /proc."""
     found = {}
@@ -758,9 +754,8 @@ class _CourseGuard:
                     else:
                         settings.pop(k, None)
             now[category] = settings
-        for category, named_by in SET_BY.items():
-            if not re.search(named_by, self.source):
-                now[category] = kept[category]
+        if not re.search(r"\bchdir\b|%cd\b", self.source):
+            now["the working directory"] = kept["the working directory"]
         executable, path, tempdir = now["the interpreter"]
         if not re.search(r"\bexecutable\b", self.source):
             executable = kept["the interpreter"][0]
