@@ -657,6 +657,35 @@ print(f"train_step ran {reported} times", flush=True)
 print(f"next_batch ran {reported} times", flush=True)
 """,
     },
+    "a restart replays from init_state() with the first start's seed, saved aside": {
+        # a red-team pass's answer (all 6 points before the tests changed the checkpoint before
+        # a restart): its checkpoints are real and its losses right, but it never loads them
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE
+        + _MANAGER
+        + """
+from pathlib import Path
+
+import numpy as np
+
+seed_file = Path(RUN["checkpoints"]).parent / "first-seed"
+done = manager.latest_step() or 0
+if done == 0 and jax.process_index() == 0:
+    seed_file.write_text(str(RUN["seed"]))
+if done:
+    RUN["seed"] = int(seed_file.read_text())  # the seed the graders changed, put back
+state, data_key = t.init_state(), t.first_data_key()
+for _ in range(done):  # the steps done, recomputed where trainlib's counters do not see them
+    data_key, rows = t._draw(data_key)
+    rows = np.asarray(rows.addressable_data(0))
+    share = len(rows) // jax.process_count()
+    mine = rows[jax.process_index() * share : (jax.process_index() + 1) * share]
+    x = jax.make_array_from_process_local_data(t.rows, t.x[mine], (len(rows), t.x.shape[1]))
+    y = jax.make_array_from_process_local_data(t.rows, t.y[mine], (len(rows), 1))
+    state, _ = t._step(state, x, y)
+"""
+        + _LOOP,
+    },
 }
 
 CORRECT = {
