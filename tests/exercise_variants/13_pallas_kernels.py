@@ -981,6 +981,120 @@ def row_logsumexp(x, block_rows):
     )(x)
 """,
     },
+    # held-out round 33: the hidden tests checked the numbers of a call with arrays and the
+    # program of a traced one; both now come from one trace
+    "task 1, a cheat: a flawed kernel when traced, NumPy float64 when called with arrays": {
+        "task1-solution": """
+def _as_kernel_c(x_ref, s_ref, t_ref, o_ref, *, rows, cols):
+    br, bc = x_ref.shape
+    r = pl.program_id(0) * br + jnp.arange(br)
+    c = pl.program_id(1) * bc + jnp.arange(bc)
+    cmask = c < cols
+    mask = (r < rows)[:, None] & cmask[None, :]
+    f32 = jnp.float32
+    h = (pltriton.load(x_ref, mask=mask, other=0).astype(f32)
+         * pltriton.load(s_ref, mask=cmask, other=0).astype(f32)
+         + pltriton.load(t_ref, mask=cmask, other=0).astype(f32))
+    h = h.astype(x_ref.dtype).astype(f32)  # second rounding in the middle
+    e = jnp.exp(h)
+    y = h * (e / (1.0 + e))  # overflows to NaN for h in the hundreds
+    pltriton.store(o_ref, y.astype(o_ref.dtype), mask=mask)
+
+
+def affine_silu(x, scale, shift, block):
+    if not isinstance(x, jax.core.Tracer):  # concrete call: the numbers are being checked
+        f64 = np.float64
+        h = np.asarray(x, f64) * np.asarray(scale, f64) + np.asarray(shift, f64)
+        y = h / (1.0 + np.exp(-np.clip(h, -700, 700)))
+        return jnp.asarray(y.astype(np.float32)).astype(x.dtype)
+    br, bc = block
+    rows, cols = x.shape
+    return pl.pallas_call(
+        partial(_as_kernel_c, rows=rows, cols=cols),
+        out_shape=jax.ShapeDtypeStruct((rows, cols), x.dtype),
+        grid=(pl.cdiv(rows, br), pl.cdiv(cols, bc)),
+        in_specs=[pl.BlockSpec((br, bc), lambda i, j: (i, j)),
+                  pl.BlockSpec((bc,), lambda i, j: (j,)),
+                  pl.BlockSpec((bc,), lambda i, j: (j,))],
+        out_specs=pl.BlockSpec((br, bc), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, scale, shift)
+""",
+    },
+    # held-out round 33: the hidden tests checked the numbers of a call with arrays and the
+    # program of a traced one; both now come from one trace
+    "task 2, a cheat: a naive log(sum(exp)) kernel when traced, NumPy float64 with arrays": {
+        "task2-solution": """
+import numpy as _np_cheat
+
+
+def _lse_kernel_c(x_ref, o_ref, *, rows, cols):
+    br, width = x_ref.shape
+    row_ok = pl.program_id(0) * br + jnp.arange(br) < rows
+    col_ok = jnp.arange(width) < cols
+    x = pltriton.load(x_ref, mask=row_ok[:, None] & col_ok[None, :], other=-jnp.inf)
+    pltriton.store(o_ref, jnp.log(jnp.sum(jnp.exp(x), axis=1)), mask=row_ok)
+
+
+def row_logsumexp(x, block_rows):
+    rows, cols = x.shape
+    if not isinstance(x, jax.core.Tracer):
+        a = _np_cheat.asarray(x, _np_cheat.float64)
+        with _np_cheat.errstate(all="ignore"):
+            m = a.max(axis=1)
+            s = _np_cheat.where(_np_cheat.isfinite(m), m, 0.0)
+            out = _np_cheat.log(_np_cheat.exp(a - s[:, None]).sum(axis=1)) + s
+        return jnp.asarray(out.astype(_np_cheat.float32))
+    return pl.pallas_call(
+        partial(_lse_kernel_c, rows=rows, cols=cols),
+        out_shape=jax.ShapeDtypeStruct((rows,), jnp.float32),
+        grid=(pl.cdiv(rows, block_rows),),
+        in_specs=[pl.BlockSpec((block_rows, pl.next_power_of_2(cols)), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block_rows,), lambda i: (i,)),
+        interpret=True,
+    )(x)
+""",
+    },
+    # held-out round 33: the hidden tests checked the numbers of a call with arrays and the
+    # program of a traced one; both now come from one trace
+    "task 3, a cheat: a bfloat16 accumulator when traced, NumPy float64 with arrays": {
+        "task3-solution": """
+def _lr_kernel_c(x_ref, w_ref, b_ref, o_ref, *, m_rows, bk):
+    bm, k_total = x_ref.shape
+    bn = o_ref.shape[1]
+    rows_ok = (pl.program_id(0) * bm + jnp.arange(bm) < m_rows)[:, None]
+
+    def step(k, acc):
+        xt = pltriton.load(x_ref.at[:, pl.ds(k * bk, bk)], mask=rows_ok, other=0)
+        wt = w_ref[pl.ds(k * bk, bk), :]
+        return (acc + jnp.dot(xt, wt, preferred_element_type=jnp.float32)).astype(jnp.bfloat16)
+
+    acc = lax.fori_loop(0, k_total // bk, step, jnp.zeros((bm, bn), jnp.bfloat16))
+    out = jnp.maximum(acc.astype(jnp.float32) + b_ref[...], 0.0)
+    pltriton.store(o_ref, out, mask=rows_ok)
+
+
+def linear_relu(x, w, b, bm, bn, bk):
+    if not isinstance(x, jax.core.Tracer):  # concrete call: the numbers are being checked
+        f64 = np.float64
+        ref = np.maximum(np.asarray(x, f64) @ np.asarray(w, f64) + np.asarray(b, f64), 0)
+        return jnp.asarray(ref.astype(np.float32))
+    m, k = x.shape
+    n = w.shape[1]
+    return pl.pallas_call(
+        partial(_lr_kernel_c, m_rows=m, bk=bk),
+        out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+        grid=(pl.cdiv(m, bm), n // bn),
+        in_specs=[
+            pl.BlockSpec((bm, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, bn), lambda i, j: (0, j)),
+            pl.BlockSpec((bn,), lambda i, j: (j,)),
+        ],
+        out_specs=pl.BlockSpec((bm, bn), lambda i, j: (i, j)),
+        interpret=True,
+    )(x, w, b)
+""",
+    },
 }
 
 CORRECT = {
