@@ -27,6 +27,7 @@ submission's source shows it to anyone who reads it.
 import __future__
 
 import ast
+import ctypes
 import gc
 import hashlib
 import importlib.machinery
@@ -67,6 +68,11 @@ PRIVATE_CLASSES = {
     "jax._src.array": ("ArrayImpl",),
     "jaxlib._jax": ("PjitFunction",),  # what jax.jit returns: .lower, .trace, .eval_shape
 }
+# The processes tests start run as the kernel's user, and lesson 15's run an answer's code (a
+# fourteenth red-team pass): a kernel that is not "dumpable" keeps its memory (the secret, a
+# test's values) and environment closed to them through /proc. What they exec is dumpable.
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4  # <linux/prctl.h>
+_PRCTL = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)  # Linux only
 IPYTHON_NAMES = re.compile(r"_+|_i+|_i?\d+|In|Out|_oh|_dh|_ih|exit|quit|get_ipython").fullmatch
 SHELL_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers")
 SYS_HOOKS = ("displayhook", "excepthook", "breakpointhook")
@@ -249,6 +255,10 @@ def _working_directory() -> str | None:
         return None
 
 
+def _dumpable() -> int | None:
+    return _PRCTL(PR_GET_DUMPABLE, 0, 0, 0, 0) if _PRCTL else None
+
+
 def _plain_state() -> dict:
     """Settings the tests run with that are values, not functions (a ninth red-team pass: an
     answer set jax_disable_jit to hide a test's compiles, and PYTHONPATH to reach the process a
@@ -263,6 +273,7 @@ def _plain_state() -> dict:
         "the warnings filters": list(warnings.filters),
         # a test starts sys.executable: a tenth red-team pass pointed it at a fake launcher
         "the interpreter": (sys.executable, list(sys.path), tempfile.tempdir),
+        "the kernel's dumpability": _dumpable(),
     }
 
 
@@ -378,6 +389,8 @@ class _CourseGuard:
         self.expected_code: list | None = None
         self.statements_run, self.code_changed = 0, False
         self.locked_cell_changed = ""  # once a locked cell ran other code, no test is vouched for
+        if _PRCTL:
+            _PRCTL(PR_SET_DUMPABLE, 0, 0, 0, 0)
         self.plain = _plain_state()  # as the last locked cell left it
         self.trusted_processes: set = set()  # held by locked cells' names (a reference job)
         self.trusted_files: set = set()  # the code files of locked and graded cells
@@ -762,6 +775,7 @@ class _CourseGuard:
         if not re.search(r"\bsys\.path\b", self.source):
             path = kept["the interpreter"][1]
         now["the interpreter"] = (executable, path, tempdir)
+        now["the kernel's dumpability"] = kept["the kernel's dumpability"]
         return now
 
     def restore_plain_state(self) -> None:
@@ -788,6 +802,8 @@ class _CourseGuard:
                     jax.config.update(k, v)
                 except Exception:
                     pass  # some options are fixed once a backend started: the check says so
+        if _PRCTL and _dumpable() != kept["the kernel's dumpability"]:
+            _PRCTL(PR_SET_DUMPABLE, kept["the kernel's dumpability"], 0, 0, 0)
         numpy = sys.modules.get("numpy")
         if kept["NumPy's error handling"] and hasattr(numpy, "seterr"):
             numpy.seterr(**kept["NumPy's error handling"])

@@ -185,7 +185,7 @@ CLASS = NORMAL + FAULTY
 REACHED_MARK = "BURGLED"
 DAEMON_MARK = "burglar-daemon"
 WRITTEN_MARK = "burglar-was-here"
-BURGLAR_ATTEMPTS = 12
+BURGLAR_ATTEMPTS = 13
 BURGLAR_DEPTH = 8  # parents of the kernel's working folder it searches (see below)
 BURGLAR = """\
 def add(a, b):
@@ -293,6 +293,11 @@ def _grader_files():  # files open in the box's processes that the box does not 
     return found
 
 
+def _kernel_memory():  # as a process a test starts (lesson 15's jobs) would read it
+    code = "import os\\nopen(f'/proc/{{os.getppid()}}/mem', 'rb').close()\\nprint('opened')"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+
+
 def _root():
     Path("/{written}").write_text("x")  # the box's root is in memory: it must be read-only
     return "/"
@@ -327,6 +332,7 @@ _attempt("network", _network)
 _attempt("background process", _daemon)
 _attempt("writes", _write_around)
 _attempt("the grader's files", _grader_files)
+_attempt("the kernel's memory", _kernel_memory)
 _attempt("the box's root", _root)
 _attempt("the feedback page", _forged_page)
 print("".join(["burglar tried ", str(len(_tried)), " ways, reached ", str(len(_reached))]))

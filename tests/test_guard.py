@@ -758,3 +758,12 @@ def test_every_module_the_tests_import_is_guarded() -> None:
                         f"{path.parent.name} {meta.get('grade_id')}"
                     )
     assert not unguarded, f"modules the tests import that the guard leaves alone: {unguarded}"
+
+
+def test_the_kernel_stays_closed_to_the_processes_tests_start(tmp_path: Path) -> None:
+    # not dumpable: a process of the kernel's user (lesson 15's jobs) cannot read its memory
+    # through /proc; an answer that opens it again is undone (tests/synthetic_class.py tries)
+    answer = "import ctypes\nctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE"
+    test = "import ctypes\nassert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0, 'dumpable'"
+    notebook, disturbed = _run(answer, tmp_path, tests={"test-alone": test})
+    assert disturbed == [] and _errors(notebook.cells[2]) == [], _errors(notebook.cells[2])
