@@ -21,11 +21,21 @@ from pathlib import Path
 
 STRICT_MODULES = ("__main__", "jax", "jaxlib", "flax", "optax", "orbax")
 
+# CPython 3.12+ warns when a C extension creates a type whose name has no module part, and the
+# warning is raised from the Python line that made the extension create it: jaxlib's profiler
+# types do so when a notebook first reads a trace's events (jax.profiler.ProfileData). It is
+# about jaxlib's build, not an API a lesson could stop using; as an error it aborts the process
+# (nanobind's type construction fails).
+NOT_API_WARNINGS = r"builtin type \S+ has no __module__ attribute"
+
 STARTUP_SCRIPT = f"""\
 __import__("warnings").filterwarnings(  # no name left in the learner's namespace
     "error",
     category=DeprecationWarning,
     module=r"({"|".join(STRICT_MODULES)})(\\.|$)",
+)
+__import__("warnings").filterwarnings(
+    "default", message=r"{NOT_API_WARNINGS}", category=DeprecationWarning
 )
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kernel import STRICT_MODULES
+from autograder.kernel import NOT_API_WARNINGS, STRICT_MODULES
 from course.book import lessons
 from course.device import PROFILE_VARIABLE, PROFILES, ProfileError, simulated
 from tests.course import lesson_notebook
@@ -60,6 +60,7 @@ def test_the_readme_table_is_generated_from_the_lessons() -> None:
 
 def test_strict_modules_are_the_suites() -> None:
     assert gpu_check.STRICT_MODULES == STRICT_MODULES
+    assert gpu_check.NOT_API_WARNINGS == NOT_API_WARNINGS
 
 
 def test_an_unknown_profile_is_refused_with_the_choices() -> None:

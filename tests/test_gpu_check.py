@@ -179,7 +179,8 @@ def test_a_profile_reaches_the_notebook_and_strict_mode_fails_a_deprecation(
         tmp_path,
         "dated",
         [
-            "import warnings\nwarnings.filterwarnings('ignore', message='noisy')",
+            "import warnings\nwarnings.filterwarnings('ignore', message='noisy')\n"
+            "warnings.warn('builtin type stats has no __module__ attribute', DeprecationWarning)",
             "warnings.warn('noisy library')\nwarnings.warn('old API', DeprecationWarning)",
         ],
     )
@@ -189,6 +190,7 @@ def test_a_profile_reaches_the_notebook_and_strict_mode_fails_a_deprecation(
     assert runs["sized"]["result"] == "pass", json.dumps(runs["sized"], indent=1)[-4000:]
     assert "profile 'h200' simulated on the CPU" in runs["sized"]["cells"][1]["stdout"]
     assert runs["dated"]["result"] == "FAIL"
+    assert runs["dated"]["cells"][0]["status"] == "ok", runs["dated"]["cells"][0]
     assert "DeprecationWarning: old API" in runs["dated"]["cells"][1]["traceback"]
     assert runs["dated"]["cells"][1]["warnings"] == [], runs["dated"]["cells"][1]
 
