@@ -177,6 +177,15 @@ jax.distributed.shutdown()
         + _RESTORE
         + _LOOP,
     },
+    # held-out round 34: the text said "the graders allow 30", and a learner set 30; the
+    # survivor noticed after 23.0 to 25.2 s in seven runs (20 s: 12.6 to 20.6 s)
+    "a heartbeat timeout of 30 s: the job fails after about 24 s, not within 20": {
+        "task3-solution": _SCRIPT_HEAD
+        + _INITIALIZE.replace("heartbeat_timeout_seconds=5,", "heartbeat_timeout_seconds=30,")
+        + _MANAGER
+        + _RESTORE
+        + _LOOP,
+    },
     "SIGTERM not acted on: the job trains on to the end": {
         "task3-solution": _SCRIPT_HEAD
         + _INITIALIZE
