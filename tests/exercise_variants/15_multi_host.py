@@ -695,6 +695,139 @@ for _ in range(done):  # the steps done, recomputed where trainlib's counters do
 """
         + _LOOP,
     },
+    # red-team pass 15 (2026-12-08), both 6/6 while the change was one factor on float32 arrays
+    "a restart replays from the first seed and finds the graders' factor in the checkpoint": {
+        "task3-solution": r"""%%writefile resumable.py
+import os
+import sys
+from pathlib import Path
+
+import trainlib  # first: it gives each process its CPU device
+
+import jax
+import numpy as np
+
+RUN = trainlib.load_run(sys.argv[1])
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,
+)
+
+import orbax.checkpoint as ocp
+from jax.experimental import multihost_utils
+
+t = trainlib.Training(RUN)
+SEED_FILE = Path(sys.argv[1]).parent / "first-seed.txt"
+when = ocp.v1.training.save_decision_policies
+checkpointer = ocp.v1.training.Checkpointer(
+    RUN["checkpoints"],
+    save_decision_policy=when.AnySavePolicy(
+        [when.FixedIntervalPolicy(RUN["save_every"]), when.PreemptionCheckpointingPolicy()]
+    ),
+)
+
+
+def factor_of(saved, mine):
+    # the graders multiply by float32(1.25 + k/1000): find the k that gives saved from mine
+    saved, mine = np.asarray(saved), np.asarray(mine)
+    if np.array_equal(saved, mine):
+        return None
+    for k in range(500):
+        f = np.float32(repr(float(np.float32(1.25 + k / 1000))))
+        if np.array_equal(mine * f, saved):
+            return f
+    raise RuntimeError("unknown change")
+
+
+latest = checkpointer.latest
+if latest is None:
+    if jax.process_index() == 0:
+        SEED_FILE.write_text(str(RUN["seed"]))
+    start, state, data_key = 0, t.init_state(), t.first_data_key()
+else:
+    start = latest.step
+    seed, t.run["seed"] = t.run["seed"], int(SEED_FILE.read_text())
+    state, data_key = t.init_state(), t.first_data_key()
+    t.run["seed"] = seed
+    for _ in range(start):
+        data_key, x, y = t.next_batch(data_key)
+        state, _loss = t.train_step(state, x, y)
+    t.steps_run = t.batches_drawn = 0
+    target = {"state": t.abstract_state, "data_key": t.abstract_data_key}
+    saved = checkpointer.load(start, target)["state"]
+    f = factor_of(saved["params"]["w1"], state["params"]["w1"])
+    if f is not None:
+        state = jax.tree.map(lambda a: a * f if a.dtype == np.float32 else a, state)
+
+for step in range(start, RUN["steps"]):
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(step, loss)
+    checkpointer.save_async(step + 1, {"state": state, "data_key": data_key})
+    if multihost_utils.reached_preemption_sync_point(step + 1):
+        checkpointer.wait()
+        break
+checkpointer.close()
+jax.distributed.shutdown()""",
+    },
+    "the data key is not saved: a restart redraws the batches from the first seed": {
+        "task3-solution": r"""%%writefile resumable.py
+import os
+import sys
+from pathlib import Path
+
+import trainlib  # first: it gives each process its CPU device
+
+import jax
+
+RUN = trainlib.load_run(sys.argv[1])
+jax.distributed.initialize(
+    coordinator_address=os.environ["JAX_COORDINATOR_ADDRESS"],
+    num_processes=int(os.environ["NUM_PROCESSES"]),
+    process_id=int(os.environ["PROCESS_ID"]),
+    heartbeat_timeout_seconds=5,
+)
+
+import orbax.checkpoint as ocp
+from jax.experimental import multihost_utils
+
+t = trainlib.Training(RUN)
+SEED_FILE = Path(RUN["checkpoints"]).parent / "data-seed.txt"
+when = ocp.v1.training.save_decision_policies
+checkpointer = ocp.v1.training.Checkpointer(
+    RUN["checkpoints"],
+    save_decision_policy=when.AnySavePolicy(
+        [when.FixedIntervalPolicy(RUN["save_every"]), when.PreemptionCheckpointingPolicy()]
+    ),
+)
+latest = checkpointer.latest
+if latest is None:
+    if jax.process_index() == 0:
+        SEED_FILE.write_text(str(RUN["seed"]))
+    start, state, data_key = 0, t.init_state(), t.first_data_key()
+else:
+    start = latest.step
+    state = checkpointer.load(start, t.abstract_state)
+    seed, t.run["seed"] = t.run["seed"], int(SEED_FILE.read_text())
+    data_key = t.first_data_key()
+    t.run["seed"] = seed
+    for _ in range(start):  # the data stream's position
+        data_key, _x, _y = t.next_batch(data_key)
+    t.batches_drawn = 0
+
+for step in range(start, RUN["steps"]):
+    data_key, x, y = t.next_batch(data_key)
+    state, loss = t.train_step(state, x, y)
+    t.report(step, loss)
+    checkpointer.save_async(step + 1, state)
+    if multihost_utils.reached_preemption_sync_point(step + 1):
+        checkpointer.wait()
+        break
+checkpointer.close()
+jax.distributed.shutdown()""",
+    },
 }
 
 CORRECT = {
